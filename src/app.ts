@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
+import type { AppContext } from './context.ts';
+import { authPlugin } from './http/auth.ts';
+import { conventionsPlugin } from './http/conventions.ts';
+import { errorHandlerPlugin } from './http/error-handler.ts';
+import { etagPlugin } from './http/etag.ts';
+import { idempotencyPlugin } from './http/idempotency.ts';
+import { openapiPlugin } from './http/openapi.ts';
+import type { RateLimiter } from './http/rate-limiter.ts';
+import { ErrorBody } from './http/schemas.ts';
+import { identityRoutes } from './modules/identity/identity.routes.ts';
+import { plansRoutes } from './modules/plans/plans.routes.ts';
+import { platformsRoutes } from './modules/platforms/platforms.routes.ts';
+import { statusRoutes } from './modules/status/status.routes.ts';
+import { teamRoutes } from './modules/team/team.routes.ts';
+
+/** JSON bodies above this are refused with 413 (uploads set their own limits). */
+export const JSON_BODY_LIMIT = 100 * 1024;
+
+export interface AppDeps {
+  limiter: RateLimiter;
+  logger?: FastifyBaseLogger | boolean | { level: string };
+  https?: { key: string | Buffer; cert: string | Buffer } | null;
+}
+
+/** Fastify with the cross-cutting http/ plugins and every module; it does not listen. */
+export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyInstance> {
+  const options: FastifyServerOptions = {
+    logger: deps.logger ?? false,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: JSON_BODY_LIMIT,
+    trustProxy: ctx.config.trustProxy,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+  };
+  const tls = deps.https;
+  if (tls) {
+    // Fastify types an HTTPS instance apart from an HTTP one; the factory keeps one instance type.
+    options.serverFactory = (handler) => createHttpsServer(tls, handler) as unknown as Server;
+  }
+  const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ErrorBody);
+  await app.register(errorHandlerPlugin);
+  await app.register(conventionsPlugin, { trustProxy: ctx.config.trustProxy });
+  await app.register(openapiPlugin, { baseUrl: ctx.config.baseUrl });
+  await app.register(authPlugin, { ctx, limiter: deps.limiter });
+  await app.register(idempotencyPlugin, { ctx });
+  await app.register(etagPlugin);
+
+  await app.register(
+    async (api) => {
+      await api.register(statusRoutes(ctx));
+      await api.register(plansRoutes);
+      await api.register(identityRoutes(ctx));
+      await api.register(platformsRoutes);
+      await api.register(teamRoutes(ctx));
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,166 @@
+import { isAbsolute, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
+
+export type ModerationMode = 'auto' | 'manual';
+export type DistributorKind = 'simulated';
+
+export interface Config {
+  readonly dataDir: string;
+  /** `postgres://…` selects PostgreSQL; null means the SQLite file in the data dir. */
+  readonly databaseUrl: string | null;
+  readonly redisUrl: string | null;
+  readonly host: string;
+  readonly port: number;
+  readonly baseUrl: string;
+  readonly shortLinkBase: string;
+  readonly tlsCertFile: string | null;
+  readonly tlsKeyFile: string | null;
+  readonly trustProxy: boolean;
+  readonly secret: string | null;
+  readonly moderation: ModerationMode;
+  readonly webhookRetryDelaysMs: readonly number[];
+  readonly webhookTimeoutMs: number;
+  readonly webhookAllowCidrs: readonly string[];
+  readonly sandboxLiveAfterMs: number;
+  readonly distributor: DistributorKind;
+  readonly distributorStepMs: number;
+  readonly distributorRejectRate: number;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** A bad value in the environment: the message is the one line the operator sees. */
+export class ConfigError extends Error {}
+
+function fail(name: string, problem: string, value: string): never {
+  throw new ConfigError(`${name}: ${problem} (got "${value}")`);
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+export function parseDuration(name: string, value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value.trim());
+  const unit = match?.[2];
+  if (!match?.[1] || !unit) fail(name, 'expected a duration such as 500ms, 30s, 5m or 1h', value);
+  return Math.round(Number(match[1]) * (DURATION_UNITS_MS[unit] ?? 1));
+}
+
+function parseUrl(name: string, value: string, protocols: readonly string[]): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    fail(name, 'expected an absolute URL', value);
+  }
+  if (!protocols.includes(url.protocol)) fail(name, `expected a ${protocols.join(' or ')} URL`, value);
+  return value.replace(/\/+$/, '');
+}
+
+function parseBoolean(name: string, value: string): boolean {
+  const normalized = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(normalized)) return false;
+  return fail(name, 'expected 1, true, 0 or false', value);
+}
+
+function parsePort(name: string, value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 0 || port > 65535) fail(name, 'expected a port number 0-65535', value);
+  return port;
+}
+
+function parseOneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  const found = allowed.find((candidate) => candidate === value);
+  if (!found) fail(name, `expected one of ${allowed.join(', ')}`, value);
+  return found;
+}
+
+function parseCidrList(name: string, value: string): string[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    try {
+      ipaddr.parseCIDR(entry);
+    } catch {
+      fail(name, `"${entry}" is not a CIDR range such as 10.0.0.0/8 or fd00::/8`, value);
+    }
+  }
+  return entries;
+}
+
+function parseRate(name: string, value: string): number {
+  const rate = Number(value);
+  if (value.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+    fail(name, 'expected a fraction between 0 and 1', value);
+  }
+  return rate;
+}
+
+function parseFilePath(name: string, value: string): string {
+  if (value.trim() === '') fail(name, 'expected a file path', value);
+  return resolve(value);
+}
+
+/** Reads and validates the environment once; everything else takes the returned, frozen Config. */
+export function loadConfig(env: Env): Config {
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const dataDirRaw = read('LABELDESK_DATA_DIR') ?? './data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(dataDirRaw);
+
+  const databaseUrlRaw = read('DATABASE_URL');
+  const databaseUrl = databaseUrlRaw
+    ? parseUrl('DATABASE_URL', databaseUrlRaw, ['postgres:', 'postgresql:'])
+    : null;
+  const redisUrlRaw = read('REDIS_URL');
+  const redisUrl = redisUrlRaw ? parseUrl('REDIS_URL', redisUrlRaw, ['redis:', 'rediss:']) : null;
+
+  const port = parsePort('PORT', read('PORT') ?? '8443');
+  const baseUrl = parseUrl('BASE_URL', read('BASE_URL') ?? 'https://localhost:8443', ['https:', 'http:']);
+  const shortLinkBase = parseUrl('SHORT_LINK_BASE', read('SHORT_LINK_BASE') ?? `${baseUrl}/l`, [
+    'https:',
+    'http:',
+  ]);
+
+  const certRaw = read('TLS_CERT_FILE');
+  const keyRaw = read('TLS_KEY_FILE');
+  if (Boolean(certRaw) !== Boolean(keyRaw)) {
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE: set both or neither');
+  }
+
+  const secret = read('LABELDESK_SECRET') ?? null;
+  if (secret !== null && secret.length < 32) {
+    throw new ConfigError('LABELDESK_SECRET: expected at least 32 characters');
+  }
+
+  const retryDelaysRaw = read('WEBHOOK_RETRY_DELAYS') ?? '30s,5m';
+  const webhookRetryDelaysMs = retryDelaysRaw
+    .split(',')
+    .map((part) => parseDuration('WEBHOOK_RETRY_DELAYS', part));
+
+  return Object.freeze({
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    host: read('HOST') ?? '127.0.0.1',
+    port,
+    baseUrl,
+    shortLinkBase,
+    tlsCertFile: certRaw ? parseFilePath('TLS_CERT_FILE', certRaw) : null,
+    tlsKeyFile: keyRaw ? parseFilePath('TLS_KEY_FILE', keyRaw) : null,
+    trustProxy: parseBoolean('TRUST_PROXY', read('TRUST_PROXY') ?? 'false'),
+    secret,
+    moderation: parseOneOf('MODERATION', read('MODERATION') ?? 'auto', ['auto', 'manual'] as const),
+    webhookRetryDelaysMs: Object.freeze(webhookRetryDelaysMs),
+    webhookTimeoutMs: parseDuration('WEBHOOK_TIMEOUT', read('WEBHOOK_TIMEOUT') ?? '10s'),
+    webhookAllowCidrs: Object.freeze(parseCidrList('WEBHOOK_ALLOW_CIDRS', read('WEBHOOK_ALLOW_CIDRS') ?? '')),
+    sandboxLiveAfterMs: parseDuration('SANDBOX_LIVE_AFTER', read('SANDBOX_LIVE_AFTER') ?? '45s'),
+    distributor: parseOneOf('DISTRIBUTOR', read('DISTRIBUTOR') ?? 'simulated', ['simulated'] as const),
+    distributorStepMs: parseDuration('DISTRIBUTOR_STEP', read('DISTRIBUTOR_STEP') ?? '1m'),
+    distributorRejectRate: parseRate('DISTRIBUTOR_REJECT_RATE', read('DISTRIBUTOR_REJECT_RATE') ?? '0.05'),
+  });
+}

@@ -1,0 +1,12 @@
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import type { Dialect } from './db/portable.ts';
+
+/** What services need from the outside world, passed explicitly (never hung on the Fastify instance). */
+export interface AppContext {
+  readonly config: Config;
+  readonly db: Db;
+  readonly dialect: Dialect;
+  readonly clock: Clock;
+}

@@ -1,0 +1,32 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import * as platform from './migrations/0001_platform.ts';
+import type { Dialect } from './portable.ts';
+
+interface DialectMigration {
+  up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
+}
+
+/** In order; a migration's name never changes once it has shipped. */
+const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [['0001_platform', platform]];
+
+class StaticMigrationProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const migrations: Record<string, Migration> = {};
+    for (const [name, migration] of MIGRATIONS) {
+      migrations[name] = { up: (db) => migration.up(db, this.dialect) };
+    }
+    return migrations;
+  }
+}
+
+/** Brings the schema up to date; returns the names of the migrations it applied. */
+export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: Dialect): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? [])
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName);
+}

@@ -1,0 +1,24 @@
+import type { CreateTableBuilder } from 'kysely';
+
+/** The only place that knows SQLite from PostgreSQL. */
+export type Dialect = 'sqlite' | 'postgres';
+
+/** An auto-incrementing integer primary key named `id`. */
+export function withIdColumn<T extends string>(
+  table: CreateTableBuilder<T, never>,
+  dialect: Dialect,
+): CreateTableBuilder<T, 'id'> {
+  return dialect === 'postgres'
+    ? table.addColumn('id', 'serial', (col) => col.primaryKey())
+    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement());
+}
+
+/** Floating-point column type (commission rates and other fractions, never money). */
+export function fractionType(dialect: Dialect): 'double precision' | 'real' {
+  return dialect === 'postgres' ? 'double precision' : 'real';
+}
+
+/** COUNT(*) arrives as a string from PostgreSQL and a number from SQLite. */
+export function toCount(value: string | number | bigint | null | undefined): number {
+  return value === null || value === undefined ? 0 : Number(value);
+}

@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { AppContext } from '../context.ts';
+import { errors } from '../errors.ts';
+import { addressAllowed } from '../lib/ip-allow-list.ts';
+import { authenticateKey } from '../modules/keys/keys.service.ts';
+import { cheapestPlanWithScope, PLANS, type Scope } from '../modules/plans/plans.catalog.ts';
+import { termsOf } from '../modules/plans/plans.service.ts';
+import type { RateDecision, RateLimiter } from './rate-limiter.ts';
+import './request-context.ts';
+
+/** Failed authentications allowed per client address and minute. */
+const FAILED_AUTH_PER_MINUTE = 60;
+
+export function setRateHeaders(reply: FastifyReply, decision: RateDecision): void {
+  reply.header('x-ratelimit-limit', decision.limit);
+  reply.header('x-ratelimit-remaining', decision.remaining);
+  reply.header('x-ratelimit-reset', Math.ceil(decision.resetAtMs / 1000));
+}
+
+function retryAfterSeconds(decision: RateDecision, nowMs: number): number {
+  return Math.max(1, Math.ceil((decision.resetAtMs - nowMs) / 1000));
+}
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer +(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+/**
+ * Authentication, address allow-list, per-key rate limit and scope check, in that order, for every
+ * route that declares `config.access`. Public routes may declare a per-address limit instead.
+ */
+export const authPlugin = fp(
+  async (app: FastifyInstance, opts: { ctx: AppContext; limiter: RateLimiter }) => {
+    const { ctx, limiter } = opts;
+    app.decorateRequest('auth', null);
+
+    async function rejectFailedAuth(request: FastifyRequest, nowMs: number): Promise<never> {
+      const decision = await limiter.hit(`authfail:${request.ip}`, FAILED_AUTH_PER_MINUTE, nowMs);
+      if (!decision.allowed) {
+        throw errors.rateLimited(
+          retryAfterSeconds(decision, nowMs),
+          'Too many failed authentications from this address',
+        );
+      }
+      throw errors.unauthorized();
+    }
+
+    function checkScope(scope: Scope, granted: readonly Scope[], effective: readonly Scope[]): void {
+      if (effective.includes(scope)) return;
+      if (!granted.includes(scope)) throw errors.forbidden(scope);
+      const requiredPlan = cheapestPlanWithScope(scope);
+      throw errors.planRequired(
+        requiredPlan,
+        `The ${scope} scope needs the ${PLANS[requiredPlan].name} plan or above`,
+        {
+          required_scope: scope,
+        },
+      );
+    }
+
+    app.addHook('onRequest', async (request, reply) => {
+      const config = request.routeOptions.config;
+      const nowMs = ctx.clock.now().getTime();
+      if (config?.perAddressPerMinute !== undefined) {
+        const decision = await limiter.hit(
+          `addr:${request.routeOptions.url}:${request.ip}`,
+          config.perAddressPerMinute,
+          nowMs,
+        );
+        setRateHeaders(reply, decision);
+        if (!decision.allowed) throw errors.rateLimited(retryAfterSeconds(decision, nowMs));
+      }
+      const access = config?.access;
+      if (access === undefined) return;
+
+      const token = bearerToken(request);
+      const found = token ? await authenticateKey(ctx, token) : null;
+      if (!found) return rejectFailedAuth(request, nowMs);
+      if (found.workspace.sandbox) reply.header('x-sandbox', 'true');
+      if (found.key.allowIps && !addressAllowed(found.key.allowIps, request.ip)) throw errors.ipNotAllowed();
+
+      const terms = termsOf(found.label);
+      const rate = await limiter.hit(
+        `key:${found.key.id}`,
+        terms.limits.rate ?? Number.MAX_SAFE_INTEGER,
+        nowMs,
+      );
+      setRateHeaders(reply, rate);
+      if (!rate.allowed) throw errors.rateLimited(retryAfterSeconds(rate, nowMs));
+
+      const effectiveScopes = found.key.grantedScopes.filter((scope) => terms.plan.scopes.includes(scope));
+      request.auth = { ...found, terms, effectiveScopes, rate };
+      if (access !== 'any_key') checkScope(access, found.key.grantedScopes, effectiveScopes);
+    });
+  },
+  { name: 'auth' },
+);

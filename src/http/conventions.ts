@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { errors } from '../errors.ts';
+
+export const API_VERSION = '1.1.0';
+
+/**
+ * Headers every response carries, the HTTPS-only rule behind a proxy, and one log line per request
+ * with its id, the key prefix and the label.
+ */
+export const conventionsPlugin = fp(
+  async (app: FastifyInstance, opts: { trustProxy: boolean }) => {
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('x-api-version', API_VERSION);
+      reply.header('cache-control', 'no-store');
+      reply.header('x-request-id', request.id);
+      if (opts.trustProxy && request.headers['x-forwarded-proto'] !== 'https') throw errors.httpsRequired();
+    });
+
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        {
+          method: request.method,
+          url: request.url,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 100) / 100,
+          ip: request.ip,
+          key_prefix: request.auth?.key.prefix ?? null,
+          label_id: request.auth?.label.id ?? null,
+        },
+        'request',
+      );
+    });
+  },
+  { name: 'conventions' },
+);

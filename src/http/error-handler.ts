@@ -1,0 +1,83 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { ApiError, errors } from '../errors.ts';
+
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+function fieldOf(issue: ValidationIssue | undefined, context: string | undefined): string {
+  const missing =
+    issue?.params && 'missingProperty' in issue.params ? issue.params.missingProperty : undefined;
+  const additional =
+    issue?.params && 'additionalProperty' in issue.params ? issue.params.additionalProperty : undefined;
+  const path = (issue?.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');
+  const extra = typeof missing === 'string' ? missing : typeof additional === 'string' ? additional : '';
+  return [path, extra].filter(Boolean).join('.') || context || 'body';
+}
+
+function validationError(error: FastifyError): ApiError {
+  const issue = error.validation?.[0];
+  const field = fieldOf(issue, error.validationContext);
+  const detail = issue?.message ?? 'is invalid';
+  return errors.invalid(field, `${field} ${detail}`);
+}
+
+/** Maps whatever was thrown to the one error shape; anything unexpected is a 500 without internals. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  if (fastifyError.validation) return validationError(fastifyError as FastifyError);
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.payloadTooLarge('The request body is larger than this endpoint accepts');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.unsupportedMediaType(
+        String(fastifyError.message ?? '').replace(/^Unsupported Media Type: ?/, '') || 'this',
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.invalid('body', 'The body is empty but the content type is application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.invalid('body', 'Content-Length does not match the body');
+  }
+  if (fastifyError.statusCode === 400 && error instanceof SyntaxError) {
+    return errors.invalid('body', 'The body is not valid JSON');
+  }
+  if (fastifyError.statusCode === 413) return errors.payloadTooLarge();
+  return errors.internal();
+}
+
+/**
+ * One handler for every failure, and a not-found handler that tells a wrong method (405 with
+ * `Allow`) from an unknown path (404). A mirror router answers "which methods does this path have?".
+ */
+export const errorHandlerPlugin = fp(
+  async (app: FastifyInstance) => {
+    const mirror = FindMyWay({ ignoreTrailingSlash: false });
+    const knownMethods = new Set<HTTPMethod>();
+    const noop = () => undefined;
+
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const method of methods as HTTPMethod[]) {
+        if (method === 'HEAD') continue;
+        knownMethods.add(method);
+        if (!mirror.hasRoute(method, route.url)) mirror.on(method, route.url, noop);
+      }
+    });
+
+    app.setErrorHandler((error, request, reply) => {
+      const apiError = toApiError(error);
+      if (apiError.status >= 500) request.log.error({ err: error }, 'unexpected fault');
+      return reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?')[0] ?? '/';
+      const allowed = [...knownMethods].filter((method) => mirror.find(method, path) !== null);
+      const apiError =
+        allowed.length > 0 ? errors.methodNotAllowed(request.method, allowed) : errors.notFound('Route');
+      return reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
+    });
+  },
+  { name: 'error-handler' },
+);

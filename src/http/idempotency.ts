@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { isoNow } from '../clock.ts';
+import type { AppContext } from '../context.ts';
+import { errors } from '../errors.ts';
+import {
+  claimIdempotencyKey,
+  deleteIdempotencyRow,
+  findIdempotencyRow,
+  type IdempotencyId,
+  type IdempotencyRow,
+  releaseClaim,
+  storeIdempotentResponse,
+} from './idempotency.store.ts';
+
+const WINDOW_MS = 24 * 60 * 60 * 1000;
+/** A claim still `running` after this long belongs to a process that died mid-request. */
+const ABANDONED_AFTER_MS = 10 * 60 * 1000;
+/** Response headers worth replaying; rate-limit and request-id headers describe the new request. */
+const REPLAYED_HEADERS = ['content-type', 'location', 'x-sandbox'];
+const MAX_KEY_LENGTH = 255;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency: IdempotencyId | null;
+  }
+}
+
+function requestHash(request: FastifyRequest): string {
+  const body = request.body === undefined ? '' : JSON.stringify(request.body);
+  return createHash('sha256').update(`${request.method} ${request.url}\n${body}`).digest('hex');
+}
+
+function replay(reply: FastifyReply, row: IdempotencyRow): FastifyReply {
+  const headers: Record<string, string> = row.headers ? JSON.parse(row.headers) : {};
+  return reply
+    .code(row.status_code ?? 200)
+    .headers(headers)
+    .header('idempotent-replayed', 'true')
+    .send(row.body ?? '');
+}
+
+function isStale(row: IdempotencyRow, nowMs: number): boolean {
+  const age = nowMs - Date.parse(row.created_at);
+  return age >= WINDOW_MS || (row.state === 'running' && age >= ABANDONED_AFTER_MS);
+}
+
+/**
+ * `Idempotency-Key` on keyed POSTs. The claim is a row inserted before the handler runs, so two
+ * processes racing on one key never both execute: the loser sees `running` and gets 409.
+ */
+export const idempotencyPlugin = fp(
+  async (app: FastifyInstance, opts: { ctx: AppContext }) => {
+    const { db, clock } = opts.ctx;
+    app.decorateRequest('idempotency', null);
+
+    app.addHook('preHandler', async (request, reply) => {
+      const key = request.headers['idempotency-key'];
+      if (request.method !== 'POST' || typeof key !== 'string' || !request.auth) return;
+      if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+        throw errors.invalid('Idempotency-Key', `Idempotency-Key must be 1-${MAX_KEY_LENGTH} characters`);
+      }
+      const id: IdempotencyId = { apiKeyId: request.auth.key.id, key };
+      const hash = requestHash(request);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        if (await claimIdempotencyKey(db, id, hash, isoNow(clock))) {
+          request.idempotency = id;
+          return;
+        }
+        const existing = await findIdempotencyRow(db, id);
+        if (!existing) continue;
+        if (isStale(existing, clock.now().getTime())) {
+          await deleteIdempotencyRow(db, id, existing.created_at);
+          continue;
+        }
+        if (existing.request_hash !== hash) throw errors.idempotencyMismatch();
+        if (existing.state === 'running') throw errors.idempotencyInProgress();
+        return replay(reply, existing);
+      }
+      throw errors.idempotencyInProgress();
+    });
+
+    app.addHook('onSend', async (request, reply, payload) => {
+      const id = request.idempotency;
+      if (!id) return payload;
+      request.idempotency = null;
+      if (reply.statusCode >= 500 || typeof payload !== 'string') {
+        await releaseClaim(db, id);
+        return payload;
+      }
+      const headers: Record<string, string> = {};
+      for (const name of REPLAYED_HEADERS) {
+        const value = reply.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      await storeIdempotentResponse(db, id, { status: reply.statusCode, headers, body: payload });
+      return payload;
+    });
+  },
+  { name: 'idempotency' },
+);

@@ -1,0 +1,95 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { API_VERSION } from './conventions.ts';
+import { ErrorBody } from './schemas.ts';
+
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+export const DOCS_PATH = '/api/v1/docs';
+
+const errorResponse = (description: string) => ({ description, $ref: `${ErrorBody.$id}#` });
+
+const RATE_HEADERS_NOTE =
+  'Keyed responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset; every response carries X-API-Version and Cache-Control: no-store.';
+
+type DocSchema = FastifySchema & {
+  response?: Record<string, unknown>;
+  security?: unknown;
+  description?: string;
+  'x-required-scope'?: string;
+};
+
+/** Adds to the document what the hooks do for every route: security, scope, and the errors they answer. */
+function documentRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
+  const doc: DocSchema = { ...(schema as DocSchema) };
+  const access = route.config?.access;
+  const responses: Record<string, unknown> = { ...(doc.response ?? {}) };
+  const add = (status: string, description: string) => {
+    if (!(status in responses)) responses[status] = errorResponse(description);
+  };
+  if (doc.querystring || doc.body || doc.params)
+    add('400', 'Invalid input: `code: invalid` with the offending `field`');
+  if (access === undefined) {
+    doc.security = [];
+  } else {
+    doc.security = [{ bearerAuth: [] }];
+    add('401', 'Missing, malformed, unknown or revoked key: `code: unauthorized`');
+    add(
+      '403',
+      access === 'any_key'
+        ? 'Request address outside the key allow-list: `ip_not_allowed`'
+        : `Key lacks the scope (\`forbidden\` with \`required_scope\`), the plan does not allow it (\`plan_required\`), or the address is not allowed (\`ip_not_allowed\`)`,
+    );
+    add('429', 'Rate limit exceeded: `rate_limited`, with Retry-After in seconds');
+    const scopeNote = access === 'any_key' ? 'Any valid key.' : `Scope: \`${access}\`.`;
+    doc.description = [doc.description, scopeNote].filter(Boolean).join('\n\n');
+    if (access !== 'any_key') doc['x-required-scope'] = access;
+  }
+  if (route.config?.perAddressPerMinute !== undefined) {
+    add(
+      '429',
+      `More than ${route.config.perAddressPerMinute} requests a minute from one address: \`rate_limited\``,
+    );
+  }
+  if (doc.params) add('404', "No such object in the caller's workspace: `not_found`");
+  doc.response = responses;
+  return { schema: doc, url };
+}
+
+/** The OpenAPI 3.0 document, generated from the route schemas, and a reference page that renders it. */
+export const openapiPlugin = fp(
+  async (app: FastifyInstance, opts: { baseUrl: string }) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.0.3',
+        info: {
+          title: 'Label Catalog and Release Distribution API',
+          version: API_VERSION,
+          description: `REST + JSON API for a record label: catalog, releases, smart links, analytics, finance, team, support and events. ${RATE_HEADERS_NOTE}`,
+          license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
+        },
+        servers: [{ url: opts.baseUrl, description: 'This server' }],
+        components: {
+          securitySchemes: {
+            bearerAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              description:
+                'API key (`svc_…`, or `svc_test_…` for the sandbox) as `Authorization: Bearer <API_KEY>`',
+            },
+          },
+        },
+        tags: [
+          { name: 'identity', description: 'Status, plans, the calling key and its label' },
+          { name: 'team', description: "The label's staff and roles" },
+        ],
+      },
+      transform: documentRoute,
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    });
+    app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+    await app.register(swaggerUi, { routePrefix: DOCS_PATH, uiConfig: { url: OPENAPI_PATH } });
+  },
+  { name: 'openapi' },
+);

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+export const WINDOW_MS = 60_000;
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** When the oldest request counted in the window leaves it (ms since epoch). */
+  resetAtMs: number;
+}
+
+/**
+ * A sliding one-minute window per bucket: a request is allowed while fewer than `limit` requests
+ * were allowed in the 60 seconds before it. Exact, not an approximation from fixed windows.
+ */
+export interface RateLimiter {
+  hit(bucket: string, limit: number, nowMs: number): Promise<RateDecision>;
+  close(): Promise<void>;
+}
+
+/** Allowed request times of one bucket, oldest first; `head` skips the expired ones. */
+interface SlidingLog {
+  times: number[];
+  head: number;
+}
+
+function decisionFrom(allowed: boolean, limit: number, count: number, oldestMs: number): RateDecision {
+  return { allowed, limit, remaining: Math.max(0, limit - count), resetAtMs: oldestMs + WINDOW_MS };
+}
+
+/** In-process store: exact because a hit is synchronous. */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly logs = new Map<string, SlidingLog>();
+  private lastSweepMs = 0;
+
+  async hit(bucket: string, limit: number, nowMs: number): Promise<RateDecision> {
+    this.sweepIdleBuckets(nowMs);
+    let log = this.logs.get(bucket);
+    if (!log) {
+      log = { times: [], head: 0 };
+      this.logs.set(bucket, log);
+    }
+    const windowStart = nowMs - WINDOW_MS;
+    while (log.head < log.times.length && (log.times[log.head] ?? 0) <= windowStart) log.head++;
+    if (log.head > 1024 && log.head * 2 > log.times.length) {
+      log.times = log.times.slice(log.head);
+      log.head = 0;
+    }
+    const count = log.times.length - log.head;
+    const allowed = count < limit;
+    if (allowed) log.times.push(nowMs);
+    const oldest = log.times[log.head] ?? nowMs;
+    return decisionFrom(allowed, limit, allowed ? count + 1 : count, oldest);
+  }
+
+  /** Once a window, forget buckets with nothing left in it, so memory follows active clients. */
+  private sweepIdleBuckets(nowMs: number): void {
+    if (nowMs - this.lastSweepMs < WINDOW_MS) return;
+    this.lastSweepMs = nowMs;
+    for (const [bucket, log] of this.logs) {
+      const newest = log.times[log.times.length - 1];
+      if (newest === undefined || newest <= nowMs - WINDOW_MS) this.logs.delete(bucket);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.logs.clear();
+  }
+}
+
+/** Trim, count, add and read the oldest in one atomic script: one round trip per request. */
+const SLIDING_WINDOW_SCRIPT = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', key, now, ARGV[4])
+  count = count + 1
+  allowed = 1
+end
+redis.call('PEXPIRE', key, window)
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+return {allowed, count, oldest[2] or tostring(now)}
+`;
+
+type SlidingWindowReply = [number, number, string];
+
+interface RedisWithSlidingWindow extends Redis {
+  slidingWindow(
+    key: string,
+    now: number,
+    window: number,
+    limit: number,
+    member: string,
+  ): Promise<SlidingWindowReply>;
+}
+
+/** Shared store: every server process pointed at the same Redis spends one budget. */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: RedisWithSlidingWindow;
+
+  constructor(
+    url: string,
+    private readonly keyPrefix = 'labeldesk:rate:',
+  ) {
+    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
+    this.redis = redis as RedisWithSlidingWindow;
+  }
+
+  async hit(bucket: string, limit: number, nowMs: number): Promise<RateDecision> {
+    const [allowed, count, oldest] = await this.redis.slidingWindow(
+      this.keyPrefix + bucket,
+      nowMs,
+      WINDOW_MS,
+      limit,
+      `${nowMs}:${randomUUID()}`,
+    );
+    return decisionFrom(allowed === 1, limit, count, Number(oldest));
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit();
+  }
+}
+
+export function createRateLimiter(redisUrl: string | null): RateLimiter {
+  return redisUrl ? new RedisRateLimiter(redisUrl) : new MemoryRateLimiter();
+}

@@ -1,0 +1,32 @@
+import type { Authenticated } from '../modules/keys/keys.service.ts';
+import type { Scope } from '../modules/plans/plans.catalog.ts';
+import type { Terms } from '../modules/plans/plans.service.ts';
+import type { RateDecision } from './rate-limiter.ts';
+
+/** What a route declares about access: a scope, any valid key, or (absent) public. */
+export type RouteAccess = Scope | 'any_key';
+
+export interface RequestAuth extends Authenticated {
+  terms: Terms;
+  /** Granted scopes the label's plan lets this key use now. */
+  effectiveScopes: readonly Scope[];
+  rate: RateDecision;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Scope the route needs, or `any_key`; a route without it is public. */
+    access?: RouteAccess;
+    /** Per-address requests per minute for a public route (GET /status). */
+    perAddressPerMinute?: number;
+  }
+  interface FastifyRequest {
+    auth: RequestAuth | null;
+  }
+}
+
+/** The authenticated caller of a keyed route; the auth hook has run before any handler that calls this. */
+export function authOf(request: { auth: RequestAuth | null }): RequestAuth {
+  if (!request.auth) throw new Error('authOf() called on a route without an access declaration');
+  return request.auth;
+}

@@ -1,0 +1,30 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** Shared TypeBox schemas: they validate requests, serialize responses and become the OpenAPI document. */
+export const DateTime = Type.String({
+  format: 'date-time',
+  description: 'ISO 8601 UTC with milliseconds',
+  examples: ['2026-11-22T14:05:09.123Z'],
+});
+
+/** A string enum as JSON Schema `enum`, typed as the union of its values. */
+export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'Human-readable message' }),
+    code: Type.String({ description: 'Stable machine-readable code', examples: ['invalid'] }),
+    field: Type.Optional(Type.String({ description: 'The offending field (400 invalid)' })),
+    required_scope: Type.Optional(Type.String()),
+    required_plan: Type.Optional(Nullable(Type.String())),
+    plan: Type.Optional(Type.String()),
+    limit: Type.Optional(Type.String()),
+    used: Type.Optional(Type.Integer()),
+  },
+  { $id: 'Error', additionalProperties: true, title: 'Error' },
+);
+
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });

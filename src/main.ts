@@ -1,0 +1,83 @@
+import { Command, CommanderError } from 'commander';
+import { keyCommand } from './commands/key.command.ts';
+import { labelCommand } from './commands/label.command.ts';
+import { memberCommand } from './commands/member.command.ts';
+import type { Run } from './commands/output.ts';
+import { serveCommand } from './commands/serve.command.ts';
+import { loadConfig } from './config.ts';
+import { createDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { ApiError } from './errors.ts';
+import { buildOpenApiDocument } from './openapi-document.ts';
+import { openContext } from './runtime.ts';
+
+/** One line for the operator: our own errors say what is wrong; anything else is shown as it is. */
+function reasonOf(error: unknown): string {
+  if (error instanceof ApiError) {
+    const field = typeof error.extra.field === 'string' ? ` (${error.extra.field})` : '';
+    return `${error.code}: ${error.message}${field}`;
+  }
+  if (error instanceof Error) return error.message.split('\n')[0] ?? error.message;
+  return String(error);
+}
+
+function fail(error: unknown): never {
+  process.stderr.write(`labeldesk: ${reasonOf(error)}\n`);
+  process.exit(1);
+}
+
+const run: Run = async (action) => {
+  const { ctx, close } = await openContext();
+  try {
+    await action(ctx);
+  } finally {
+    await close();
+  }
+};
+
+async function migrate(opts: { json?: boolean }): Promise<void> {
+  const config = loadConfig(process.env);
+  const handle = createDatabase(config);
+  try {
+    const applied = await migrateToLatest(handle.db, handle.dialect);
+    process.stdout.write(
+      opts.json
+        ? `${JSON.stringify({ applied, dialect: handle.dialect })}\n`
+        : `${applied.length ? `Applied ${applied.join(', ')}` : 'Schema is up to date'} (${handle.dialect}).\n`,
+    );
+  } finally {
+    await handle.destroy();
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command('labeldesk')
+    .description('Labeldesk: the Label Catalog and Release Distribution API server')
+    .exitOverride()
+    .showHelpAfterError();
+  program.addCommand(serveCommand());
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .option('--json', 'print JSON')
+    .action(migrate);
+  program
+    .command('openapi')
+    .description('print the OpenAPI document')
+    .action(async () => {
+      process.stdout.write(`${JSON.stringify(await buildOpenApiDocument(), null, 2)}\n`);
+    });
+  program.addCommand(labelCommand(run));
+  program.addCommand(keyCommand(run));
+  program.addCommand(memberCommand(run));
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) process.exit(error.exitCode);
+    fail(error);
+  }
+}

@@ -1,0 +1,55 @@
+import type { AppContext } from '../../context.ts';
+import { API_VERSION } from '../../http/conventions.ts';
+import { DOCS_PATH, OPENAPI_PATH } from '../../http/openapi.ts';
+import type { RequestAuth } from '../../http/request-context.ts';
+import { USAGE_NAMES } from '../plans/plans.catalog.ts';
+import { usageOf } from '../plans/plans.service.ts';
+
+export async function describeCaller(ctx: AppContext, auth: RequestAuth) {
+  const { label, key, terms, workspace } = auth;
+  const usage = await usageOf(ctx.db, label.id);
+  const sandbox = workspace.sandbox ? { sandbox: true as const } : {};
+  return {
+    label: { id: label.id, name: label.name, slug: label.slug },
+    key: {
+      prefix: key.prefix,
+      scopes: [...auth.effectiveScopes],
+      granted_scopes: [...key.grantedScopes],
+      created_at: key.created_at,
+      ...sandbox,
+    },
+    plan: {
+      key: terms.plan.key,
+      name: terms.plan.name,
+      commission_rate: terms.commission_rate,
+      limits: terms.limits,
+      usage,
+      features: terms.plan.features,
+    },
+    rate_limit: { per_minute: terms.limits.rate },
+    api_version: API_VERSION,
+    docs: `${ctx.config.baseUrl}${DOCS_PATH}`,
+    openapi: `${ctx.config.baseUrl}${OPENAPI_PATH}`,
+    ...sandbox,
+  };
+}
+
+export async function describeUsage(ctx: AppContext, auth: RequestAuth) {
+  const { label, terms, rate } = auth;
+  const usage = await usageOf(ctx.db, label.id);
+  return {
+    plan: terms.plan.key,
+    usage: Object.fromEntries(
+      USAGE_NAMES.map((name) => {
+        const limit = terms.limits[name];
+        const used = usage[name];
+        return [name, { used, limit, remaining: limit === null ? null : Math.max(0, limit - used) }];
+      }),
+    ),
+    rate_limit: {
+      per_minute: terms.limits.rate,
+      remaining: rate.remaining,
+      reset: Math.ceil(rate.resetAtMs / 1000),
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { isoNow } from '../../clock.ts';
+import type { AppContext } from '../../context.ts';
+import type { Workspace } from '../../db/scope.ts';
+import { errors } from '../../errors.ts';
+import { parseAllowEntry } from '../../lib/ip-allow-list.ts';
+import { randomBase62 } from '../../lib/random.ts';
+import { ensureSandboxWorkspace, getLabel, type LabelRow } from '../labels/labels.service.ts';
+import { isScope, SCOPES, type Scope } from '../plans/plans.catalog.ts';
+import { enforceLimit } from '../plans/plans.service.ts';
+import {
+  type ApiKeyRow,
+  findKeysByPrefix,
+  findUnrevokedKeyByHash,
+  insertKey,
+  listKeysOfLabel,
+  markKeyRevoked,
+  prefixTaken,
+} from './keys.store.ts';
+
+const LIVE_PREFIX = 'svc_';
+const SANDBOX_PREFIX = 'svc_test_';
+const SECRET_LENGTH = 40;
+/** Random characters kept in the stored prefix, after `svc_` or `svc_test_`. */
+const PREFIX_RANDOM_CHARS = 8;
+const KEY_PATTERN = /^svc_(?:test_)?[A-Za-z0-9]{32,}$/;
+
+export interface KeyView {
+  prefix: string;
+  scopes: Scope[];
+  sandbox: boolean;
+  allow_ips: string[] | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface IssuedKey extends KeyView {
+  /** The full key: shown once, never stored. */
+  key: string;
+}
+
+export interface Authenticated {
+  key: ApiKeyRow & { grantedScopes: readonly Scope[]; allowIps: readonly string[] | null };
+  label: LabelRow;
+  workspace: Workspace;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+function parseScopes(json: string): Scope[] {
+  const parsed: unknown = JSON.parse(json);
+  return Array.isArray(parsed) ? parsed.filter((s): s is Scope => typeof s === 'string' && isScope(s)) : [];
+}
+
+function parseAllowIps(json: string | null): string[] | null {
+  if (json === null) return null;
+  const parsed: unknown = JSON.parse(json);
+  return Array.isArray(parsed) ? parsed.filter((s): s is string => typeof s === 'string') : null;
+}
+
+export function presentKey(row: ApiKeyRow): KeyView {
+  return {
+    prefix: row.prefix,
+    scopes: parseScopes(row.scopes),
+    sandbox: row.sandbox === 1,
+    allow_ips: parseAllowIps(row.allow_ips),
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+/** `all`, or a list of the ten scope names. */
+export function resolveScopes(requested: readonly string[]): Scope[] {
+  const names = requested.map((s) => s.trim()).filter(Boolean);
+  if (names.length === 1 && names[0] === 'all') return [...SCOPES];
+  if (names.length === 0) throw errors.invalid('scopes', 'at least one scope, or "all", is required');
+  const unknown = names.filter((name) => !isScope(name));
+  if (unknown.length > 0) {
+    throw errors.invalid(
+      'scopes',
+      `unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')} or all`,
+    );
+  }
+  return SCOPES.filter((scope) => names.includes(scope));
+}
+
+function checkAllowList(entries: readonly string[]): string[] {
+  const cleaned = entries.map((e) => e.trim()).filter(Boolean);
+  for (const entry of cleaned) {
+    try {
+      parseAllowEntry(entry);
+    } catch {
+      throw errors.invalid('allow_ip', `"${entry}" is not an IPv4 address, IPv6 address or CIDR range`);
+    }
+  }
+  return cleaned;
+}
+
+async function newKeyMaterial(ctx: AppContext, sandbox: boolean): Promise<{ key: string; prefix: string }> {
+  const start = sandbox ? SANDBOX_PREFIX : LIVE_PREFIX;
+  for (;;) {
+    const key = start + randomBase62(SECRET_LENGTH);
+    const prefix = key.slice(0, start.length + PREFIX_RANDOM_CHARS);
+    if (!(await prefixTaken(ctx.db, prefix))) return { key, prefix };
+  }
+}
+
+export async function createKey(
+  ctx: AppContext,
+  input: { labelId: number; scopes: readonly string[]; sandbox?: boolean; allowIps?: readonly string[] },
+): Promise<IssuedKey> {
+  const label = await getLabel(ctx, input.labelId);
+  const scopes = resolveScopes(input.scopes);
+  const allowIps = input.allowIps && input.allowIps.length > 0 ? checkAllowList(input.allowIps) : null;
+  const sandbox = input.sandbox === true;
+  if (sandbox) await ensureSandboxWorkspace(ctx, label);
+  else await enforceLimit(ctx.db, label, 'api_keys');
+  const { key, prefix } = await newKeyMaterial(ctx, sandbox);
+  const row = await insertKey(ctx.db, {
+    label_id: label.id,
+    prefix,
+    key_hash: hashKey(key),
+    scopes: JSON.stringify(scopes),
+    sandbox: sandbox ? 1 : 0,
+    allow_ips: allowIps ? JSON.stringify(allowIps) : null,
+    created_at: isoNow(ctx.clock),
+    revoked_at: null,
+  });
+  return { key, ...presentKey(row) };
+}
+
+export async function listKeys(ctx: AppContext, labelId: number): Promise<KeyView[]> {
+  const label = await getLabel(ctx, labelId);
+  return (await listKeysOfLabel(ctx.db, label.id)).map(presentKey);
+}
+
+export async function revokeKey(ctx: AppContext, prefix: string): Promise<KeyView> {
+  const matches = await findKeysByPrefix(ctx.db, prefix.trim());
+  const [match] = matches;
+  if (!match || matches.length > 1) throw errors.notFound('Key');
+  if (match.revoked_at !== null) return presentKey(match);
+  return presentKey(await markKeyRevoked(ctx.db, match.id, isoNow(ctx.clock)));
+}
+
+/** The key, its label and workspace, or null for a malformed, unknown or revoked key. */
+export async function authenticateKey(ctx: AppContext, presented: string): Promise<Authenticated | null> {
+  if (!KEY_PATTERN.test(presented)) return null;
+  const found = await findUnrevokedKeyByHash(ctx.db, hashKey(presented));
+  if (!found) return null;
+  const sandbox = found.key.sandbox === 1;
+  const workspaceId = sandbox ? found.sandboxWorkspaceId : found.label.id;
+  if (workspaceId === null) return null;
+  return {
+    key: {
+      ...found.key,
+      grantedScopes: parseScopes(found.key.scopes),
+      allowIps: parseAllowIps(found.key.allow_ips),
+    },
+    label: found.label,
+    workspace: { id: workspaceId, labelId: found.label.id, sandbox },
+  };
+}

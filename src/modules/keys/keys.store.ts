@@ -1,0 +1,102 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { ApiKeysTable } from '../../db/schema.ts';
+import type { LabelRow } from '../labels/labels.store.ts';
+
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+export async function insertKey(db: Db, row: Insertable<ApiKeysTable>): Promise<ApiKeyRow> {
+  return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function prefixTaken(db: Db, prefix: string): Promise<boolean> {
+  const row = await db.selectFrom('api_keys').select('id').where('prefix', '=', prefix).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function listKeysOfLabel(db: Db, labelId: number): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().where('label_id', '=', labelId).orderBy('id').execute();
+}
+
+export async function findKeysByPrefix(db: Db, prefix: string): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().where('prefix', '=', prefix).execute();
+}
+
+export async function markKeyRevoked(db: Db, id: number, at: string): Promise<ApiKeyRow> {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Live, unrevoked keys: the ones the plan's key limit counts. */
+export async function countLiveKeys(db: Db, labelId: number): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('label_id', '=', labelId)
+    .where('sandbox', '=', 0)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface KeyWithLabel {
+  key: ApiKeyRow;
+  label: LabelRow;
+  /** Id of the label's sandbox workspace, if it has one. */
+  sandboxWorkspaceId: number | null;
+}
+
+/** The key, its label and the id of the label's sandbox in one query: this runs on every request. */
+export async function findUnrevokedKeyByHash(db: Db, keyHash: string): Promise<KeyWithLabel | undefined> {
+  const row = await db
+    .selectFrom('api_keys as k')
+    .innerJoin('labels as l', 'l.id', 'k.label_id')
+    .leftJoin('labels as s', 's.parent_id', 'l.id')
+    .selectAll('k')
+    .select([
+      'l.name as label_name',
+      'l.slug as label_slug',
+      'l.plan as label_plan',
+      'l.contract_signed as label_contract_signed',
+      'l.limit_overrides as label_limit_overrides',
+      'l.commission_override as label_commission_override',
+      'l.parent_id as label_parent_id',
+      'l.created_at as label_created_at',
+      's.id as sandbox_workspace_id',
+    ])
+    .where('k.key_hash', '=', keyHash)
+    .where('k.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const {
+    label_name,
+    label_slug,
+    label_plan,
+    label_contract_signed,
+    label_limit_overrides,
+    label_commission_override,
+    label_parent_id,
+    label_created_at,
+    sandbox_workspace_id,
+    ...key
+  } = row;
+  return {
+    key,
+    label: {
+      id: key.label_id,
+      name: label_name,
+      slug: label_slug,
+      plan: label_plan,
+      contract_signed: label_contract_signed,
+      limit_overrides: label_limit_overrides,
+      commission_override: label_commission_override,
+      parent_id: label_parent_id,
+      created_at: label_created_at,
+    },
+    sandboxWorkspaceId: sandbox_workspace_id,
+  };
+}

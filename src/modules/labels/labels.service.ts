@@ -1,0 +1,165 @@
+import { isoNow } from '../../clock.ts';
+import type { AppContext } from '../../context.ts';
+import { errors } from '../../errors.ts';
+import { slugify } from '../../lib/slug.ts';
+import { isLimitName, isPlanKey, type LimitName, PLAN_KEYS, type PlanKey } from '../plans/plans.catalog.ts';
+import {
+  findLabel,
+  findSandboxOf,
+  insertLabel,
+  type LabelRow,
+  listLabels,
+  slugTaken,
+  updateLabelRow,
+} from './labels.store.ts';
+
+export type { LabelRow } from './labels.store.ts';
+
+export interface LabelView {
+  id: number;
+  name: string;
+  slug: string;
+  plan: PlanKey;
+  contract_signed: boolean;
+  limit_overrides: Partial<Record<LimitName, number | null>>;
+  commission_override: number | null;
+  created_at: string;
+}
+
+export function parseLimitOverrides(json: string): Partial<Record<LimitName, number | null>> {
+  const parsed: unknown = JSON.parse(json);
+  const overrides: Partial<Record<LimitName, number | null>> = {};
+  if (parsed && typeof parsed === 'object') {
+    for (const [name, value] of Object.entries(parsed)) {
+      if (isLimitName(name) && (value === null || typeof value === 'number')) overrides[name] = value;
+    }
+  }
+  return overrides;
+}
+
+export function planOf(label: LabelRow): PlanKey {
+  return isPlanKey(label.plan) ? label.plan : 'start';
+}
+
+export function presentLabel(label: LabelRow): LabelView {
+  return {
+    id: label.id,
+    name: label.name,
+    slug: label.slug,
+    plan: planOf(label),
+    contract_signed: label.contract_signed === 1,
+    limit_overrides: parseLimitOverrides(label.limit_overrides),
+    commission_override: label.commission_override,
+    created_at: label.created_at,
+  };
+}
+
+function requirePlan(plan: string): PlanKey {
+  if (!isPlanKey(plan)) throw errors.invalid('plan', `plan must be one of ${PLAN_KEYS.join(', ')}`);
+  return plan;
+}
+
+async function uniqueSlug(ctx: AppContext, base: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    if (!(await slugTaken(ctx.db, candidate))) return candidate;
+  }
+}
+
+export async function createLabel(
+  ctx: AppContext,
+  input: { name: string; plan?: string; contractSigned?: boolean },
+): Promise<LabelView> {
+  const name = input.name.trim();
+  if (!name) throw errors.invalid('name', 'name is required');
+  const plan = requirePlan(input.plan ?? 'start');
+  const slug = await uniqueSlug(ctx, slugify(name, 'label'));
+  const row = await insertLabel(ctx.db, {
+    name,
+    slug,
+    plan,
+    contract_signed: input.contractSigned ? 1 : 0,
+    limit_overrides: '{}',
+    commission_override: null,
+    parent_id: null,
+    created_at: isoNow(ctx.clock),
+  });
+  return presentLabel(row);
+}
+
+export async function getLabel(ctx: AppContext, id: number): Promise<LabelRow> {
+  const label = await findLabel(ctx.db, id);
+  if (!label || label.parent_id !== null) throw errors.notFound('Label');
+  return label;
+}
+
+export interface LabelUpdate {
+  plan?: string;
+  contractSigned?: boolean;
+  /** A number, null for unlimited, or 'default' to drop the override and use the plan's value. */
+  limits?: ReadonlyArray<readonly [string, number | null | 'default']>;
+  commission?: number | 'default';
+}
+
+function applyLimitOverrides(
+  current: Partial<Record<LimitName, number | null>>,
+  changes: NonNullable<LabelUpdate['limits']>,
+): Partial<Record<LimitName, number | null>> {
+  const next = { ...current };
+  for (const [name, value] of changes) {
+    if (!isLimitName(name)) throw errors.invalid('limit', `unknown limit "${name}"`);
+    if (value === 'default') delete next[name];
+    else if (value !== null && (!Number.isInteger(value) || value < 0)) {
+      throw errors.invalid('limit', `limit ${name} must be a whole number, "unlimited" or "default"`);
+    } else next[name] = value;
+  }
+  return next;
+}
+
+function checkCommission(commission: LabelUpdate['commission']): number | null | undefined {
+  if (commission === undefined) return undefined;
+  if (commission === 'default') return null;
+  if (!Number.isFinite(commission) || commission < 0 || commission >= 1) {
+    throw errors.invalid('commission', 'commission must be a fraction from 0 up to (not including) 1');
+  }
+  return commission;
+}
+
+export async function updateLabel(ctx: AppContext, id: number, update: LabelUpdate): Promise<LabelView> {
+  const label = await getLabel(ctx, id);
+  const plan = update.plan === undefined ? undefined : requirePlan(update.plan);
+  const overrides = update.limits
+    ? JSON.stringify(applyLimitOverrides(parseLimitOverrides(label.limit_overrides), update.limits))
+    : undefined;
+  const commission = checkCommission(update.commission);
+  const row = await updateLabelRow(ctx.db, id, {
+    ...(plan !== undefined && { plan }),
+    ...(update.contractSigned !== undefined && { contract_signed: update.contractSigned ? 1 : 0 }),
+    ...(overrides !== undefined && { limit_overrides: overrides }),
+    ...(commission !== undefined && { commission_override: commission }),
+  });
+  return presentLabel(row);
+}
+
+export async function listLabelViews(ctx: AppContext): Promise<LabelView[]> {
+  return (await listLabels(ctx.db)).map(presentLabel);
+}
+
+/**
+ * A sandbox is a workspace of its own: a label row marked as the sandbox of its parent. It takes
+ * its plan and terms from the parent at request time, so only identity is stored here.
+ */
+export async function ensureSandboxWorkspace(ctx: AppContext, parent: LabelRow): Promise<LabelRow> {
+  const existing = await findSandboxOf(ctx.db, parent.id);
+  if (existing) return existing;
+  return insertLabel(ctx.db, {
+    name: parent.name,
+    slug: await uniqueSlug(ctx, `${parent.slug}-sandbox`),
+    plan: parent.plan,
+    contract_signed: 1,
+    limit_overrides: '{}',
+    commission_override: null,
+    parent_id: parent.id,
+    created_at: isoNow(ctx.clock),
+  });
+}

@@ -1,0 +1,76 @@
+import type { Db } from '../../db/database.ts';
+import { errors } from '../../errors.ts';
+import { countLiveKeys } from '../keys/keys.store.ts';
+import { type LabelRow, parseLimitOverrides, planOf } from '../labels/labels.service.ts';
+import { countMembers } from '../team/team.store.ts';
+import {
+  cheapestPlanWithFeature,
+  type FeatureName,
+  type Limits,
+  PLANS,
+  type Plan,
+  planRaisingLimit,
+  USAGE_NAMES,
+  type UsageName,
+} from './plans.catalog.ts';
+
+/** A label's plan with its per-label overrides (Enterprise agreements) applied. */
+export interface Terms {
+  readonly plan: Plan;
+  readonly limits: Limits;
+  readonly commission_rate: number;
+}
+
+export type Usage = Record<UsageName, number>;
+
+export function termsOf(label: LabelRow): Terms {
+  const plan = PLANS[planOf(label)];
+  return {
+    plan,
+    limits: { ...plan.limits, ...parseLimitOverrides(label.limit_overrides) },
+    commission_rate: label.commission_override ?? plan.commission_rate,
+  };
+}
+
+type UsageCounter = (db: Db, labelId: number) => Promise<number>;
+
+/** Nothing of these kinds can be stored until their modules exist, so their use is zero. */
+const noneStoredYet: UsageCounter = async () => 0;
+
+/** Where each limit's use is counted; always for the label itself, never its sandbox. */
+const USAGE_COUNTERS: Record<UsageName, UsageCounter> = {
+  releases: noneStoredYet,
+  artists: noneStoredYet,
+  members: countMembers,
+  links: noneStoredYet,
+  api_keys: countLiveKeys,
+  webhooks: noneStoredYet,
+};
+
+export async function usageOf(db: Db, labelId: number): Promise<Usage> {
+  const counts = await Promise.all(USAGE_NAMES.map((name) => USAGE_COUNTERS[name](db, labelId)));
+  return Object.fromEntries(USAGE_NAMES.map((name, i) => [name, counts[i] ?? 0])) as Usage;
+}
+
+/** Throws 403 `plan_limit` unless `adding` more of `name` fit in the label's limit. */
+export async function enforceLimit(db: Db, label: LabelRow, name: UsageName, adding = 1): Promise<void> {
+  const terms = termsOf(label);
+  const limit = terms.limits[name];
+  if (limit === null) return;
+  const used = await USAGE_COUNTERS[name](db, label.id);
+  if (used + adding <= limit) return;
+  throw errors.planLimit({
+    plan: terms.plan.key,
+    limit: name,
+    used,
+    required_plan: planRaisingLimit(terms.plan.key, name, limit),
+  });
+}
+
+/** Throws 403 `plan_required` unless the label's plan has the feature. */
+export function requireFeature(label: LabelRow, feature: FeatureName): void {
+  const { plan } = termsOf(label);
+  if (plan.features[feature]) return;
+  const requiredPlan = cheapestPlanWithFeature(feature);
+  throw errors.planRequired(requiredPlan, `This needs the ${PLANS[requiredPlan].name} plan or above`);
+}

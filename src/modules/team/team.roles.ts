@@ -1,0 +1,66 @@
+/** Team roles: each has a display title and a fixed permission set. */
+export const ROLES = {
+  owner: {
+    title: 'Owner',
+    permissions: [
+      'catalog.view',
+      'catalog.edit',
+      'releases.submit',
+      'links.manage',
+      'stats.view',
+      'finance.view',
+      'finance.withdraw',
+      'members.manage',
+      'settings.manage',
+      'support.write',
+      'label.admin',
+    ],
+  },
+  admin: {
+    title: 'Administrator',
+    permissions: [
+      'catalog.view',
+      'catalog.edit',
+      'releases.submit',
+      'links.manage',
+      'stats.view',
+      'finance.view',
+      'finance.withdraw',
+      'members.manage',
+      'settings.manage',
+      'support.write',
+      'label.admin',
+    ],
+  },
+  manager: {
+    title: 'Manager',
+    permissions: [
+      'catalog.view',
+      'catalog.edit',
+      'releases.submit',
+      'links.manage',
+      'stats.view',
+      'members.manage',
+      'support.write',
+    ],
+  },
+  editor: {
+    title: 'Editor',
+    permissions: ['catalog.view', 'catalog.edit', 'links.manage', 'stats.view'],
+  },
+  accountant: {
+    title: 'Accountant',
+    permissions: ['catalog.view', 'stats.view', 'finance.view', 'finance.withdraw'],
+  },
+  viewer: {
+    title: 'Viewer',
+    permissions: ['catalog.view', 'stats.view'],
+  },
+} as const satisfies Record<string, { title: string; permissions: readonly string[] }>;
+
+export type Role = keyof typeof ROLES;
+export const ROLE_NAMES = Object.keys(ROLES) as Role[];
+
+export function isRole(value: string): value is Role {
+  return Object.hasOwn(ROLES, value);
+}

@@ -1,0 +1,76 @@
+import { isoNow } from '../../clock.ts';
+import type { AppContext } from '../../context.ts';
+import { errors } from '../../errors.ts';
+import { getLabel, type LabelRow } from '../labels/labels.service.ts';
+import { enforceLimit, termsOf } from '../plans/plans.service.ts';
+import { isRole, ROLE_NAMES, ROLES } from './team.roles.ts';
+import { countMembers, findMemberByLogin, insertMember, listMembers, type MemberRow } from './team.store.ts';
+
+export interface MemberView {
+  user_id: number;
+  login: string;
+  name: string;
+  role: string;
+  role_title: string;
+  permissions: string[];
+  joined_at: string;
+  last_seen_at: string | null;
+}
+
+/** E-mail is stored for the operator but never presented. */
+export function presentMember(member: MemberRow): MemberView {
+  const role = isRole(member.role) ? ROLES[member.role] : ROLES.viewer;
+  return {
+    user_id: member.id,
+    login: member.login,
+    name: member.name,
+    role: member.role,
+    role_title: role.title,
+    permissions: [...role.permissions],
+    joined_at: member.joined_at,
+    last_seen_at: member.last_seen_at,
+  };
+}
+
+export async function addMember(
+  ctx: AppContext,
+  input: { labelId: number; login: string; name: string; role: string; email?: string },
+): Promise<MemberView> {
+  const label = await getLabel(ctx, input.labelId);
+  const login = input.login.trim();
+  const name = input.name.trim();
+  if (!login) throw errors.invalid('login', 'login is required');
+  if (!name) throw errors.invalid('name', 'name is required');
+  if (!isRole(input.role)) throw errors.invalid('role', `role must be one of ${ROLE_NAMES.join(', ')}`);
+  if (await findMemberByLogin(ctx.db, label.id, login)) {
+    throw errors.conflict(`${login} is already a member of this label`);
+  }
+  await enforceLimit(ctx.db, label, 'members');
+  const member = await insertMember(ctx.db, {
+    label_id: label.id,
+    login,
+    name,
+    email: input.email ?? null,
+    role: input.role,
+    joined_at: isoNow(ctx.clock),
+    last_seen_at: null,
+  });
+  return presentMember(member);
+}
+
+/** The team is the label's staff, the same for its live and sandbox keys. */
+export async function listTeam(
+  ctx: AppContext,
+  label: LabelRow,
+  page: { limit: number; offset: number },
+): Promise<{ members: MemberView[]; total: number; seats: { used: number; max: number | null } }> {
+  const [members, total] = await Promise.all([
+    listMembers(ctx.db, label.id, page),
+    countMembers(ctx.db, label.id),
+  ]);
+  return {
+    members: members.map(presentMember),
+    total,
+    seats: { used: total, max: termsOf(label).limits.members },
+  };
+}

@@ -1,0 +1,46 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { MembersTable } from '../../db/schema.ts';
+
+export type MemberRow = Selectable<MembersTable>;
+
+export async function insertMember(db: Db, row: Insertable<MembersTable>): Promise<MemberRow> {
+  return db.insertInto('members').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findMemberByLogin(
+  db: Db,
+  labelId: number,
+  login: string,
+): Promise<MemberRow | undefined> {
+  return db
+    .selectFrom('members')
+    .selectAll()
+    .where('label_id', '=', labelId)
+    .where('login', '=', login)
+    .executeTakeFirst();
+}
+
+export async function countMembers(db: Db, labelId: number): Promise<number> {
+  const row = await db
+    .selectFrom('members')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('label_id', '=', labelId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function listMembers(
+  db: Db,
+  labelId: number,
+  page: { limit: number; offset: number },
+): Promise<MemberRow[]> {
+  return db
+    .selectFrom('members')
+    .selectAll()
+    .where('label_id', '=', labelId)
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
