@@ -50,11 +50,27 @@ async function migrate(opts: { json?: boolean }): Promise<void> {
   }
 }
 
+/**
+ * Commander's own usage errors (unknown command, missing option) as one `labeldesk: ...` line too.
+ * Commands added with addCommand inherit no settings, so every command in the tree is configured.
+ */
+function oneLineUsageErrors(command: Command): void {
+  command.exitOverride().configureOutput({
+    outputError: (message, write) =>
+      write(
+        `labeldesk: ${message
+          .replace(/^error: /, '')
+          .replace(/\s*\n\s*/g, ' ')
+          .trim()}\n`,
+      ),
+  });
+  for (const sub of command.commands) oneLineUsageErrors(sub);
+}
+
 export function buildProgram(): Command {
-  const program = new Command('labeldesk')
-    .description('Labeldesk: the Label Catalog and Release Distribution API server')
-    .exitOverride()
-    .showHelpAfterError();
+  const program = new Command('labeldesk').description(
+    'Labeldesk: the Label Catalog and Release Distribution API server',
+  );
   program.addCommand(serveCommand());
   program
     .command('migrate')
@@ -70,6 +86,7 @@ export function buildProgram(): Command {
   program.addCommand(labelCommand(run));
   program.addCommand(keyCommand(run));
   program.addCommand(memberCommand(run));
+  oneLineUsageErrors(program);
   return program;
 }
 

@@ -1,7 +1,8 @@
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import type { Config } from './config.ts';
+import { type Config, ConfigError } from './config.ts';
 
 export interface TlsMaterial {
   key: string;
@@ -10,14 +11,41 @@ export interface TlsMaterial {
   certFile: string;
 }
 
+function readPem(name: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(`${name}: cannot read ${file} (${code})`);
+  }
+}
+
+/** TLS_CERT_FILE and TLS_KEY_FILE, checked so that a bad file is reported by its variable. */
+function readOperatorPair(certFile: string, keyFile: string): TlsMaterial {
+  const cert = readPem('TLS_CERT_FILE', certFile);
+  const key = readPem('TLS_KEY_FILE', keyFile);
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(cert);
+  } catch {
+    throw new ConfigError(`TLS_CERT_FILE: ${certFile} is not a PEM certificate`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new ConfigError(`TLS_KEY_FILE: ${keyFile} is not a PEM private key`);
+  }
+  if (!x509.checkPrivateKey(privateKey)) {
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE: the key does not belong to the certificate');
+  }
+  return { cert, key, certFile };
+}
+
 /** The operator's pair, or a self-signed one for localhost generated once into the data dir. */
 export async function loadTlsMaterial(config: Config): Promise<TlsMaterial> {
   if (config.tlsCertFile && config.tlsKeyFile) {
-    return {
-      cert: readFileSync(config.tlsCertFile, 'utf8'),
-      key: readFileSync(config.tlsKeyFile, 'utf8'),
-      certFile: config.tlsCertFile,
-    };
+    return readOperatorPair(config.tlsCertFile, config.tlsKeyFile);
   }
   const dir = join(config.dataDir, 'tls');
   const certFile = join(dir, 'localhost-cert.pem');

@@ -55,8 +55,11 @@ export async function serve(): Promise<void> {
 
   await app.listen({ host: config.host, port: config.port });
   const scheme = tls ? 'https' : 'http (behind a TLS proxy)';
+  // PORT=0 asks the system for a free port: show the one actually bound.
+  const address = app.server.address();
+  const port = address !== null && typeof address === 'object' ? address.port : config.port;
   process.stderr.write(
-    `Labeldesk listening on ${scheme} ${config.host}:${config.port}; API at ${config.baseUrl}/api/v1 (${ctx.dialect})\n`,
+    `Labeldesk listening on ${scheme} ${config.host}:${port}; API at ${config.baseUrl}/api/v1 (${ctx.dialect})\n`,
   );
   if (tls) process.stderr.write(`TLS certificate: ${tls.certFile}\n`);
   if ((await countLabels(ctx.db)) === 0) process.stderr.write(`${firstStepsMessage(config)}\n`);

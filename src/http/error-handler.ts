@@ -34,13 +34,12 @@ export function toApiError(error: unknown): ApiError {
       return errors.unsupportedMediaType(
         String(fastifyError.message ?? '').replace(/^Unsupported Media Type: ?/, '') || 'this',
       );
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return errors.invalid('body', 'The body is not valid JSON');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalid('body', 'The body is empty but the content type is application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return errors.invalid('body', 'Content-Length does not match the body');
-  }
-  if (fastifyError.statusCode === 400 && error instanceof SyntaxError) {
-    return errors.invalid('body', 'The body is not valid JSON');
   }
   if (fastifyError.statusCode === 413) return errors.payloadTooLarge();
   return errors.internal();

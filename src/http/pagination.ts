@@ -37,11 +37,11 @@ export function pageOf(query: { page?: number; per_page?: number }): PageRequest
 
 function pageUrl(baseUrl: string, request: FastifyRequest, page: number, perPage: number): string {
   const url = new URL(request.url, baseUrl);
-  const absolute = new URL(`${baseUrl}${url.pathname}`);
-  for (const [name, value] of url.searchParams) absolute.searchParams.append(name, value);
-  absolute.searchParams.set('page', String(page));
-  absolute.searchParams.set('per_page', String(perPage));
-  return absolute.toString();
+  const query = new URLSearchParams({ page: String(page), per_page: String(perPage) });
+  for (const [name, value] of url.searchParams) {
+    if (name !== 'page' && name !== 'per_page') query.append(name, value);
+  }
+  return `${baseUrl}${url.pathname}?${query}`;
 }
 
 /**

@@ -58,7 +58,7 @@ export interface Plan {
   readonly scopes: readonly Scope[];
 }
 
-const READ_ONLY_SCOPES: readonly Scope[] = ['catalog:read', 'links:read', 'stats:read'];
+const READ_ONLY_SCOPES: readonly Scope[] = ['catalog:read', 'stats:read', 'links:read'];
 
 const featuresFrom = (enabled: readonly FeatureName[]): Record<FeatureName, boolean> =>
   Object.fromEntries(FEATURE_NAMES.map((name) => [name, enabled.includes(name)])) as Record<

@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../../src/errors.ts';
+import { buildHarness, call, givenCaller, json, ManualClock, openTestDatabase } from '../helpers/harness.ts';
+
+/** A POST route that counts its executions; `gate` lets a test hold an execution open. */
+function orderProbe() {
+  const state = { executions: 0, gate: Promise.resolve(), failNext: false };
+  const extend = (app: FastifyInstance) => {
+    app.post(
+      '/api/v1/probe/orders',
+      {
+        config: { access: 'catalog:write' },
+        schema: { body: Type.Object({ item: Type.String(), quantity: Type.Optional(Type.Integer()) }) },
+      },
+      async (request, reply) => {
+        state.executions++;
+        const number = state.executions;
+        await state.gate;
+        if (state.failNext) {
+          state.failNext = false;
+          throw new Error('database fell over');
+        }
+        const body = request.body as { item: string };
+        if (body.item === 'sold-out') throw errors.conflict('Sold out');
+        return reply
+          .code(201)
+          .header('location', `/api/v1/probe/orders/${number}`)
+          .send({ order: { number, item: body.item } });
+      },
+    );
+  };
+  return { state, extend };
+}
+
+const post = (
+  h: Parameters<typeof call>[0],
+  key: string,
+  idempotencyKey: string | null,
+  payload: Record<string, unknown>,
+  url = '/api/v1/probe/orders',
+) => call(h, 'POST', url, { key, payload, headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {} });
+
+test('a repeated Idempotency-Key returns the stored response with Idempotent-Replayed: true', async (t) => {
+  const probe = orderProbe();
+  const h = await buildHarness(t, { extend: probe.extend });
+  const { key } = await givenCaller(h);
+  const first = await post(h, key, 'order-1', { item: 'vinyl' });
+  assert.equal(first.statusCode, 201);
+  assert.equal(first.headers['idempotent-replayed'], undefined);
+
+  const again = await post(h, key, 'order-1', { item: 'vinyl' });
+  assert.equal(again.statusCode, 201);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.equal(again.headers.location, '/api/v1/probe/orders/1');
+  assert.match(String(again.headers['content-type']), /^application\/json/);
+  assert.deepEqual(json(again), { order: { number: 1, item: 'vinyl' } });
+  assert.equal(again.headers['x-api-version'], '1.1.0');
+  assert.equal(again.headers['x-ratelimit-remaining'], '118', 'rate headers describe the new request');
+  assert.equal(probe.state.executions, 1);
+
+  const withoutKey = await post(h, key, null, { item: 'vinyl' });
+  assert.equal(withoutKey.statusCode, 201);
+  assert.equal(probe.state.executions, 2);
+});
+
+test('the same key with a different body or path is 422 idempotency_mismatch', async (t) => {
+  const probe = orderProbe();
+  const h = await buildHarness(t, { extend: probe.extend });
+  const { key } = await givenCaller(h);
+  await post(h, key, 'order-1', { item: 'vinyl' });
+  const expected = {
+    error: 'This Idempotency-Key was used with a different request; use a new key for a new request',
+    code: 'idempotency_mismatch',
+  };
+  const otherBody = await post(h, key, 'order-1', { item: 'cassette' });
+  assert.equal(otherBody.statusCode, 422);
+  assert.deepEqual(json(otherBody), expected);
+  const otherPath = await post(h, key, 'order-1', { item: 'vinyl' }, '/api/v1/probe/orders?gift=1');
+  assert.equal(otherPath.statusCode, 422);
+  assert.equal(probe.state.executions, 1);
+});
+
+test('the key is bound to the API key that used it', async (t) => {
+  const probe = orderProbe();
+  const h = await buildHarness(t, { extend: probe.extend });
+  const alice = await givenCaller(h);
+  const bob = await givenCaller(h);
+  await post(h, alice.key, 'shared-name', { item: 'vinyl' });
+  const bobs = await post(h, bob.key, 'shared-name', { item: 'vinyl' });
+  assert.equal(bobs.statusCode, 201);
+  assert.equal(bobs.headers['idempotent-replayed'], undefined);
+  assert.equal(probe.state.executions, 2);
+});
+
+test('a concurrent repeat while the first runs is 409 idempotency_in_progress with Retry-After: 1', async (t) => {
+  const probe = orderProbe();
+  const h = await buildHarness(t, { extend: probe.extend });
+  const { key } = await givenCaller(h);
+  let release = () => {};
+  probe.state.gate = new Promise((resolve) => {
+    release = resolve;
+  });
+  const first = post(h, key, 'slow', { item: 'vinyl' });
+  while (probe.state.executions === 0) await new Promise((resolve) => setImmediate(resolve));
+  const second = await post(h, key, 'slow', { item: 'vinyl' });
+  assert.equal(second.statusCode, 409);
+  assert.equal(second.headers['retry-after'], '1');
+  assert.deepEqual(json(second), {
+    error: 'A request with this Idempotency-Key is still being processed',
+    code: 'idempotency_in_progress',
+  });
+  release();
+  assert.equal((await first).statusCode, 201);
+  assert.equal(probe.state.executions, 1);
+  assert.equal((await post(h, key, 'slow', { item: 'vinyl' })).headers['idempotent-replayed'], 'true');
+});
+
+test('a 5xx is not stored: the retry executes again', async (t) => {
+  const probe = orderProbe();
+  const h = await buildHarness(t, { extend: probe.extend });
+  const { key } = await givenCaller(h);
+  probe.state.failNext = true;
+  assert.equal((await post(h, key, 'flaky', { item: 'vinyl' })).statusCode, 500);
+  const retry = await post(h, key, 'flaky', { item: 'vinyl' });
+  assert.equal(retry.statusCode, 201);
+  assert.equal(retry.headers['idempotent-replayed'], undefined);
+  assert.equal(probe.state.executions, 2);
+});
+
+test('a 4xx answer is replayed like any other', async (t) => {
+  const probe = orderProbe();
+  const h = await buildHarness(t, { extend: probe.extend });
+  const { key } = await givenCaller(h);
+  const first = await post(h, key, 'sold', { item: 'sold-out' });
+  assert.equal(first.statusCode, 409);
+  const again = await post(h, key, 'sold', { item: 'sold-out' });
+  assert.equal(again.statusCode, 409);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.deepEqual(json(again), { error: 'Sold out', code: 'conflict' });
+  assert.equal(probe.state.executions, 1);
+});
+
+test('a stored response lives 24 hours', async (t) => {
+  const probe = orderProbe();
+  const h = await buildHarness(t, { extend: probe.extend });
+  const { key } = await givenCaller(h);
+  await post(h, key, 'daily', { item: 'vinyl' });
+  h.clock.advance(24 * 3600 * 1000 - 1000);
+  assert.equal((await post(h, key, 'daily', { item: 'vinyl' })).headers['idempotent-replayed'], 'true');
+  h.clock.advance(2000);
+  const fresh = await post(h, key, 'daily', { item: 'cassette' });
+  assert.equal(fresh.statusCode, 201);
+  assert.equal(fresh.headers['idempotent-replayed'], undefined);
+  assert.equal(probe.state.executions, 2);
+});
+
+test('an over-long Idempotency-Key is 400 invalid', async (t) => {
+  const probe = orderProbe();
+  const h = await buildHarness(t, { extend: probe.extend });
+  const { key } = await givenCaller(h);
+  const response = await post(h, key, 'k'.repeat(256), { item: 'vinyl' });
+  assert.equal(response.statusCode, 400);
+  assert.deepEqual(json(response), {
+    error: 'Idempotency-Key must be 1-255 characters',
+    code: 'invalid',
+    field: 'Idempotency-Key',
+  });
+  assert.equal(probe.state.executions, 0);
+});
+
+test('two servers on one database never execute one key twice', async (t) => {
+  const database = await openTestDatabase(t);
+  const clock = new ManualClock();
+  const probe = orderProbe();
+  const a = await buildHarness(t, { database, clock, extend: probe.extend });
+  const b = await buildHarness(t, { database, clock, extend: probe.extend });
+  const { key } = await givenCaller(a);
+  const responses = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => post(i % 2 === 0 ? a : b, key, 'race', { item: 'vinyl' })),
+  );
+  assert.equal(probe.state.executions, 1);
+  const created = responses.filter((r) => r.statusCode === 201);
+  const inProgress = responses.filter((r) => r.statusCode === 409);
+  assert.equal(created.length + inProgress.length, 10);
+  for (const response of created) assert.deepEqual(json(response), { order: { number: 1, item: 'vinyl' } });
+  const replayOnB = await post(b, key, 'race', { item: 'vinyl' });
+  assert.equal(replayOnB.headers['idempotent-replayed'], 'true');
+});
