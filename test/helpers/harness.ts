@@ -111,7 +111,11 @@ export async function givenLabel(
   h: Pick<Harness, 'ctx'>,
   input: { name?: string; plan?: string; contractSigned?: boolean } = {},
 ): Promise<LabelView> {
-  return createLabel(h.ctx, { name: input.name ?? 'Northern Lights Records', plan: input.plan ?? 'label', ...input });
+  return createLabel(h.ctx, {
+    name: input.name ?? 'Northern Lights Records',
+    plan: input.plan ?? 'label',
+    ...input,
+  });
 }
 
 export async function givenKey(
@@ -145,7 +149,12 @@ export function call(
   h: Pick<Harness, 'app'>,
   method: InjectOptions['method'],
   url: string,
-  options: { key?: string; headers?: Record<string, string>; payload?: InjectOptions['payload']; remoteAddress?: string } = {},
+  options: {
+    key?: string;
+    headers?: Record<string, string>;
+    payload?: InjectOptions['payload'];
+    remoteAddress?: string;
+  } = {},
 ): Promise<LightMyRequestResponse> {
   return h.app.inject({
     method,

@@ -101,7 +101,10 @@ test('60 failed authentications a minute per address, then 429 rate_limited with
   const { key } = await givenCaller(h);
   const attacker = '192.0.2.10';
   for (let i = 0; i < 60; i++) {
-    const response = await call(h, 'GET', '/api/v1/me', { key: `svc_${'x'.repeat(40)}`, remoteAddress: attacker });
+    const response = await call(h, 'GET', '/api/v1/me', {
+      key: `svc_${'x'.repeat(40)}`,
+      remoteAddress: attacker,
+    });
     assert.equal(response.statusCode, 401);
   }
   const blocked = await call(h, 'GET', '/api/v1/me', { key: 'svc_wrong', remoteAddress: attacker });
@@ -112,6 +115,9 @@ test('60 failed authentications a minute per address, then 429 rate_limited with
   });
   assert.equal(blocked.headers['retry-after'], '60');
 
+  const validKey = await call(h, 'GET', '/api/v1/me', { key, remoteAddress: attacker });
+  assert.equal(validKey.statusCode, 200, 'only failed attempts are limited');
+
   const otherAddress = await call(h, 'GET', '/api/v1/me', { key: 'svc_wrong', remoteAddress: '192.0.2.11' });
   assert.equal(otherAddress.statusCode, 401);
 
@@ -119,7 +125,10 @@ test('60 failed authentications a minute per address, then 429 rate_limited with
   const later = await call(h, 'GET', '/api/v1/me', { key: 'svc_wrong', remoteAddress: attacker });
   assert.equal(later.headers['retry-after'], '30');
   h.clock.advance(30_001);
-  assert.equal((await call(h, 'GET', '/api/v1/me', { key: 'svc_wrong', remoteAddress: attacker })).statusCode, 401);
+  assert.equal(
+    (await call(h, 'GET', '/api/v1/me', { key: 'svc_wrong', remoteAddress: attacker })).statusCode,
+    401,
+  );
 });
 
 test('a sandbox key works in the sandbox: X-Sandbox on every response and sandbox in /me', async (t) => {
@@ -131,7 +140,11 @@ test('a sandbox key works in the sandbox: X-Sandbox on every response and sandbo
   const me = await call(h, 'GET', '/api/v1/me', { key: sandboxKey });
   assert.equal(me.statusCode, 200);
   assert.equal(me.headers['x-sandbox'], 'true');
-  const body = json(me) as { sandbox: boolean; key: { sandbox: boolean; prefix: string }; label: { id: number } };
+  const body = json(me) as {
+    sandbox: boolean;
+    key: { sandbox: boolean; prefix: string };
+    label: { id: number };
+  };
   assert.equal(body.sandbox, true);
   assert.equal(body.key.sandbox, true);
   assert.equal(body.label.id, label.id);

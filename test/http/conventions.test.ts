@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
 import { buildHarness, call, givenCaller, json } from '../helpers/harness.ts';
 
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -61,14 +62,20 @@ test('GET 200 carries an ETag; If-None-Match with it gives 304 with no body', as
   assert.equal(typeof etag, 'string');
   assert.match(String(etag), /^"[A-Za-z0-9_-]+"$/);
 
-  const cached = await call(h, 'GET', '/api/v1/platforms', { key, headers: { 'if-none-match': String(etag) } });
+  const cached = await call(h, 'GET', '/api/v1/platforms', {
+    key,
+    headers: { 'if-none-match': String(etag) },
+  });
   assert.equal(cached.statusCode, 304);
   assert.equal(cached.body, '');
   assert.equal(cached.headers.etag, etag);
   assertStandardHeaders(cached.headers);
   assert.equal(cached.headers['x-ratelimit-limit'], '120');
 
-  const stale = await call(h, 'GET', '/api/v1/platforms', { key, headers: { 'if-none-match': '"something-else"' } });
+  const stale = await call(h, 'GET', '/api/v1/platforms', {
+    key,
+    headers: { 'if-none-match': '"something-else"' },
+  });
   assert.equal(stale.statusCode, 200);
   assert.deepEqual(json(stale), json(first));
 
@@ -84,7 +91,7 @@ test('error responses carry no ETag', async (t) => {
 });
 
 /** Routes that exercise body handling and faults; the platform itself has no JSON-body route yet. */
-function withProbeRoutes(app: Parameters<NonNullable<Parameters<typeof buildHarness>[1]>['extend']>[0]): void {
+function withProbeRoutes(app: FastifyInstance): void {
   app.post(
     '/api/v1/probe',
     {
@@ -131,7 +138,10 @@ test('a schema violation is 400 invalid naming the field', async (t) => {
   assert.equal(wrongType.statusCode, 400);
   assert.deepEqual(json(wrongType), { error: 'count must be integer', code: 'invalid', field: 'count' });
 
-  const nested = await call(h, 'POST', '/api/v1/probe', { key, payload: { name: 'a', nested: { url: 'nope' } } });
+  const nested = await call(h, 'POST', '/api/v1/probe', {
+    key,
+    payload: { name: 'a', nested: { url: 'nope' } },
+  });
   assert.equal(nested.statusCode, 400);
   assert.equal((json(nested) as { field: string }).field, 'nested.url');
 });
@@ -182,7 +192,10 @@ test('behind a proxy, a request not forwarded as https is 403 https_required bef
   const http = await call(h, 'GET', '/api/v1/me', { key, headers: { 'x-forwarded-proto': 'http' } });
   assert.equal(http.statusCode, 403);
 
-  const badKey = await call(h, 'GET', '/api/v1/me', { key: 'svc_nope', headers: { 'x-forwarded-proto': 'http' } });
+  const badKey = await call(h, 'GET', '/api/v1/me', {
+    key: 'svc_nope',
+    headers: { 'x-forwarded-proto': 'http' },
+  });
   assert.equal((json(badKey) as { code: string }).code, 'https_required');
 
   const https = await call(h, 'GET', '/api/v1/me', { key, headers: { 'x-forwarded-proto': 'https' } });

@@ -41,7 +41,12 @@ const post = (
   idempotencyKey: string | null,
   payload: Record<string, unknown>,
   url = '/api/v1/probe/orders',
-) => call(h, 'POST', url, { key, payload, headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {} });
+) =>
+  call(h, 'POST', url, {
+    key,
+    payload,
+    headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+  });
 
 test('a repeated Idempotency-Key returns the stored response with Idempotent-Replayed: true', async (t) => {
   const probe = orderProbe();

@@ -14,7 +14,10 @@ interface Document {
   openapi: string;
   info: { version: string };
   servers: Array<{ url: string }>;
-  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { properties: Record<string, unknown> }> };
+  components: {
+    securitySchemes: Record<string, unknown>;
+    schemas: Record<string, { properties: Record<string, unknown> }>;
+  };
   paths: Record<string, Record<string, Operation>>;
 }
 
@@ -32,7 +35,11 @@ test('the OpenAPI 3.0 document describes the server, its bearer security and the
   assert.equal(doc.info.version, '1.1.0');
   assert.deepEqual(doc.servers, [{ url: BASE_URL, description: 'This server' }]);
   assert.deepEqual(Object.keys(doc.components.securitySchemes), ['bearerAuth']);
-  assert.deepEqual(Object.keys(doc.components.schemas.Error?.properties ?? {}).slice(0, 3), ['error', 'code', 'field']);
+  assert.deepEqual(Object.keys(doc.components.schemas.Error?.properties ?? {}).slice(0, 3), [
+    'error',
+    'code',
+    'field',
+  ]);
 });
 
 test('every operation has an id, a summary, its security and scope, and its error responses', async (t) => {

@@ -24,7 +24,10 @@ test('lists page 20 at a time by default, with total in the body and X-Total-Cou
     { page: body.page, per_page: body.per_page, total: body.total },
     { page: 1, per_page: 20, total: 45 },
   );
-  assert.deepEqual(logins(body), Array.from({ length: 20 }, (_, i) => `m${i + 1}`));
+  assert.deepEqual(
+    logins(body),
+    Array.from({ length: 20 }, (_, i) => `m${i + 1}`),
+  );
   assert.equal(response.headers['x-total-count'], '45');
   assert.equal(
     response.headers.link,
@@ -36,7 +39,18 @@ test('Link has absolute next, prev and last that keep the other query parameters
   const h = await buildHarness(t);
   const { key } = await teamOf(h, 45);
   const response = await call(h, 'GET', '/api/v1/team?per_page=10&page=3&sort=login', { key });
-  assert.deepEqual(logins(json(response)), ['m21', 'm22', 'm23', 'm24', 'm25', 'm26', 'm27', 'm28', 'm29', 'm30']);
+  assert.deepEqual(logins(json(response)), [
+    'm21',
+    'm22',
+    'm23',
+    'm24',
+    'm25',
+    'm26',
+    'm27',
+    'm28',
+    'm29',
+    'm30',
+  ]);
   assert.equal(
     response.headers.link,
     [

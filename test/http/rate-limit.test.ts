@@ -3,7 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { type TestContext, test } from 'node:test';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from '../../src/http/rate-limiter.ts';
 import { updateLabel } from '../../src/modules/labels/labels.service.ts';
-import { buildHarness, call, givenCaller, json, ManualClock, openTestDatabase, TEST_REDIS_URL } from '../helpers/harness.ts';
+import {
+  buildHarness,
+  call,
+  givenCaller,
+  json,
+  ManualClock,
+  openTestDatabase,
+  TEST_REDIS_URL,
+} from '../helpers/harness.ts';
 
 type StoreFactory = (t: TestContext) => RateLimiter;
 
@@ -18,7 +26,8 @@ const redisStore: StoreFactory = (t) => {
 
 const stores: Array<[string, StoreFactory]> = [['memory', memoryStore]];
 if (TEST_REDIS_URL) stores.push(['redis', redisStore]);
-else test('rate limits on Redis (set TEST_REDIS_URL to run)', { skip: 'TEST_REDIS_URL is not set' }, () => {});
+else
+  test('rate limits on Redis (set TEST_REDIS_URL to run)', { skip: 'TEST_REDIS_URL is not set' }, () => {});
 
 for (const [storeName, store] of stores) {
   test(`[${storeName}] keyed responses carry X-RateLimit-Limit, -Remaining and -Reset`, async (t) => {
@@ -32,8 +41,14 @@ for (const [storeName, store] of stores) {
     h.clock.advance(5_000);
     const second = await call(h, 'GET', '/api/v1/platforms', { key });
     assert.equal(second.headers['x-ratelimit-remaining'], '118');
-    assert.equal(second.headers['x-ratelimit-reset'], String(startSeconds), 'reset follows the oldest request');
-    const forbidden = await call(h, 'GET', '/api/v1/team', { key: (await givenCaller(h, { scopes: ['catalog:read'] })).key });
+    assert.equal(
+      second.headers['x-ratelimit-reset'],
+      String(startSeconds),
+      'reset follows the oldest request',
+    );
+    const forbidden = await call(h, 'GET', '/api/v1/team', {
+      key: (await givenCaller(h, { scopes: ['catalog:read'] })).key,
+    });
     assert.equal(forbidden.statusCode, 403);
     assert.equal(forbidden.headers['x-ratelimit-remaining'], '119');
   });
@@ -41,7 +56,9 @@ for (const [storeName, store] of stores) {
   test(`[${storeName}] 200 parallel requests against a limit of 60 yield exactly 60 successes`, async (t) => {
     const h = await buildHarness(t, { limiter: store(t) });
     const { key } = await givenCaller(h, { plan: 'start' });
-    const responses = await Promise.all(Array.from({ length: 200 }, () => call(h, 'GET', '/api/v1/me', { key })));
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, () => call(h, 'GET', '/api/v1/me', { key })),
+    );
     const ok = responses.filter((r) => r.statusCode === 200);
     const limited = responses.filter((r) => r.statusCode === 429);
     assert.equal(ok.length, 60);
@@ -61,7 +78,8 @@ for (const [storeName, store] of stores) {
   test(`[${storeName}] the window slides: requests leave it 60 seconds after they were made`, async (t) => {
     const h = await buildHarness(t, { limiter: store(t) });
     const { key } = await givenCaller(h, { plan: 'start' });
-    const burst = (n: number) => Promise.all(Array.from({ length: n }, () => call(h, 'GET', '/api/v1/me', { key })));
+    const burst = (n: number) =>
+      Promise.all(Array.from({ length: n }, () => call(h, 'GET', '/api/v1/me', { key })));
     await burst(30);
     h.clock.advance(30_000);
     await burst(30);
@@ -109,7 +127,9 @@ test('keys have budgets of their own', async (t) => {
   assert.equal((await call(h, 'GET', '/api/v1/me', { key: second.key })).statusCode, 200);
 });
 
-test('two server processes on one Redis spend one budget', { skip: !TEST_REDIS_URL && 'TEST_REDIS_URL is not set' }, async (t) => {
+test('two server processes on one Redis spend one budget', {
+  skip: !TEST_REDIS_URL && 'TEST_REDIS_URL is not set',
+}, async (t) => {
   const database = await openTestDatabase(t);
   const clock = new ManualClock();
   const prefix = `labeldesk-test:${randomBytes(6).toString('hex')}:`;

@@ -117,11 +117,23 @@ test('GET /plans needs no key and lists the four plans with prices, limits and f
   assert.equal(response.statusCode, 200);
   const body = json(response) as {
     currency: string;
-    plans: Array<{ key: string; price_usd: number | null; commission_rate: number; limits: Record<string, unknown> }>;
+    plans: Array<{
+      key: string;
+      price_usd: number | null;
+      commission_rate: number;
+      limits: Record<string, unknown>;
+    }>;
   };
   assert.equal(body.currency, 'USD');
   assert.deepEqual(
-    body.plans.map((p) => [p.key, p.price_usd, p.commission_rate, p.limits.releases, p.limits.api_keys, p.limits.rate]),
+    body.plans.map((p) => [
+      p.key,
+      p.price_usd,
+      p.commission_rate,
+      p.limits.releases,
+      p.limits.api_keys,
+      p.limits.rate,
+    ]),
     [
       ['start', 19, 0.25, 100, 1, 60],
       ['label', 49, 0.15, 500, 5, 120],
@@ -167,9 +179,21 @@ test('GET /platforms lists at least ten platforms with keys and names, for any k
 test('GET /team lists members with role titles and permissions, never e-mail, and seats', async (t) => {
   const h = await buildHarness(t);
   const { label, key } = await givenCaller(h, { plan: 'label', scopes: ['team:read'] });
-  await addMember(h.ctx, { labelId: label.id, login: 'ana', name: 'Ana Lima', role: 'owner', email: 'ana@label.test' });
+  await addMember(h.ctx, {
+    labelId: label.id,
+    login: 'ana',
+    name: 'Ana Lima',
+    role: 'owner',
+    email: 'ana@label.test',
+  });
   h.clock.advance(1000);
-  await addMember(h.ctx, { labelId: label.id, login: 'bo', name: 'Bo', role: 'accountant', email: 'bo@label.test' });
+  await addMember(h.ctx, {
+    labelId: label.id,
+    login: 'bo',
+    name: 'Bo',
+    role: 'accountant',
+    email: 'bo@label.test',
+  });
   const response = await call(h, 'GET', '/api/v1/team', { key });
   assert.equal(response.statusCode, 200);
   assert.doesNotMatch(response.body, /@label\.test|email/);
