@@ -1,37 +1,22 @@
+/** Owners and administrators may do everything, including label administration and finance. */
+const FULL_ACCESS = [
+  'catalog.view',
+  'catalog.edit',
+  'releases.submit',
+  'links.manage',
+  'stats.view',
+  'finance.view',
+  'finance.withdraw',
+  'members.manage',
+  'settings.manage',
+  'support.write',
+  'label.admin',
+] as const;
+
 /** Team roles: each has a display title and a fixed permission set. */
 export const ROLES = {
-  owner: {
-    title: 'Owner',
-    permissions: [
-      'catalog.view',
-      'catalog.edit',
-      'releases.submit',
-      'links.manage',
-      'stats.view',
-      'finance.view',
-      'finance.withdraw',
-      'members.manage',
-      'settings.manage',
-      'support.write',
-      'label.admin',
-    ],
-  },
-  admin: {
-    title: 'Administrator',
-    permissions: [
-      'catalog.view',
-      'catalog.edit',
-      'releases.submit',
-      'links.manage',
-      'stats.view',
-      'finance.view',
-      'finance.withdraw',
-      'members.manage',
-      'settings.manage',
-      'support.write',
-      'label.admin',
-    ],
-  },
+  owner: { title: 'Owner', permissions: FULL_ACCESS },
+  admin: { title: 'Administrator', permissions: FULL_ACCESS },
   manager: {
     title: 'Manager',
     permissions: [
