@@ -3,12 +3,10 @@ import { keyCommand } from './commands/key.command.ts';
 import { labelCommand } from './commands/label.command.ts';
 import { memberCommand } from './commands/member.command.ts';
 import type { Run } from './commands/output.ts';
-import { serveCommand } from './commands/serve.command.ts';
 import { loadConfig } from './config.ts';
 import { createDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ApiError } from './errors.ts';
-import { buildOpenApiDocument } from './openapi-document.ts';
 import { openContext } from './runtime.ts';
 
 /** One line for the operator: our own errors say what is wrong; anything else is shown as it is. */
@@ -71,7 +69,12 @@ export function buildProgram(): Command {
   const program = new Command('labeldesk').description(
     'Labeldesk: the Label Catalog and Release Distribution API server',
   );
-  program.addCommand(serveCommand());
+  // The server and the document load Fastify and its plugins: only for the commands that need them,
+  // so the operator commands start quickly.
+  program
+    .command('serve')
+    .description('run the API server (applies pending migrations first)')
+    .action(async () => (await import('./commands/serve.command.ts')).serve());
   program
     .command('migrate')
     .description('apply pending database migrations')
@@ -81,6 +84,7 @@ export function buildProgram(): Command {
     .command('openapi')
     .description('print the OpenAPI document')
     .action(async () => {
+      const { buildOpenApiDocument } = await import('./openapi-document.ts');
       process.stdout.write(`${JSON.stringify(await buildOpenApiDocument(), null, 2)}\n`);
     });
   program.addCommand(labelCommand(run));

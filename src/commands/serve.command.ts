@@ -1,4 +1,3 @@
-import { Command } from 'commander';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
@@ -63,10 +62,4 @@ export async function serve(): Promise<void> {
   );
   if (tls) process.stderr.write(`TLS certificate: ${tls.certFile}\n`);
   if ((await countLabels(ctx.db)) === 0) process.stderr.write(`${firstStepsMessage(config)}\n`);
-}
-
-export function serveCommand(): Command {
-  return new Command('serve')
-    .description('run the API server (applies pending migrations first)')
-    .action(serve);
 }

@@ -1,0 +1,342 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type Config, ConfigError, type Env, loadConfig, parseDuration } from '../src/config.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DATA_DIR = '/srv/labeldesk-data';
+const SECRET = 'k'.repeat(32);
+
+function configError(env: Env): string {
+  try {
+    loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, ...env });
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error.message;
+  }
+  assert.fail(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('loadConfig', () => {
+  test('with only LABELDESK_DATA_DIR every other variable takes its documented default', () => {
+    const config = loadConfig({ LABELDESK_DATA_DIR: DATA_DIR });
+    const expected: Config = {
+      dataDir: DATA_DIR,
+      databaseUrl: null,
+      redisUrl: null,
+      host: '127.0.0.1',
+      port: 8443,
+      baseUrl: 'https://localhost:8443',
+      shortLinkBase: 'https://localhost:8443/l',
+      tlsCertFile: null,
+      tlsKeyFile: null,
+      trustProxy: false,
+      secret: null,
+      moderation: 'auto',
+      webhookRetryDelaysMs: [30_000, 300_000],
+      webhookTimeoutMs: 10_000,
+      webhookAllowCidrs: [],
+      sandboxLiveAfterMs: 45_000,
+      distributor: 'simulated',
+      distributorStepMs: 60_000,
+      distributorRejectRate: 0.05,
+    };
+    assert.deepEqual(config, expected);
+    assert.ok(Object.isFrozen(config));
+    assert.ok(Object.isFrozen(config.webhookRetryDelaysMs));
+  });
+
+  test('an empty environment puts the data dir at ./data', () => {
+    assert.equal(loadConfig({}).dataDir, resolve('data'));
+  });
+
+  test('a relative data dir is resolved against the working directory', () => {
+    assert.equal(loadConfig({ LABELDESK_DATA_DIR: 'var/ld' }).dataDir, resolve('var/ld'));
+  });
+
+  test('empty values count as unset', () => {
+    const config = loadConfig({
+      LABELDESK_DATA_DIR: DATA_DIR,
+      PORT: '',
+      MODERATION: '',
+      TRUST_PROXY: '',
+      DATABASE_URL: '',
+      WEBHOOK_RETRY_DELAYS: '',
+    });
+    assert.deepEqual(config, loadConfig({ LABELDESK_DATA_DIR: DATA_DIR }));
+  });
+
+  test('every variable of the operator contract is read', () => {
+    const config = loadConfig({
+      LABELDESK_DATA_DIR: DATA_DIR,
+      DATABASE_URL: 'postgres://labeldesk:pw@db.internal:5432/labeldesk',
+      REDIS_URL: 'redis://cache.internal:6379/0',
+      HOST: '0.0.0.0',
+      PORT: '9443',
+      BASE_URL: 'https://api.example.com/',
+      SHORT_LINK_BASE: 'https://lnk.example.com',
+      TLS_CERT_FILE: '/etc/labeldesk/cert.pem',
+      TLS_KEY_FILE: '/etc/labeldesk/key.pem',
+      TRUST_PROXY: 'true',
+      LABELDESK_SECRET: SECRET,
+      MODERATION: 'manual',
+      WEBHOOK_RETRY_DELAYS: '250ms, 2s,1m,1h',
+      WEBHOOK_TIMEOUT: '1.5s',
+      WEBHOOK_ALLOW_CIDRS: '10.0.0.0/8, 192.168.1.0/24,fd00::/8',
+      SANDBOX_LIVE_AFTER: '2s',
+      DISTRIBUTOR: 'simulated',
+      DISTRIBUTOR_STEP: '500ms',
+      DISTRIBUTOR_REJECT_RATE: '0',
+    });
+    const expected: Config = {
+      dataDir: DATA_DIR,
+      databaseUrl: 'postgres://labeldesk:pw@db.internal:5432/labeldesk',
+      redisUrl: 'redis://cache.internal:6379/0',
+      host: '0.0.0.0',
+      port: 9443,
+      baseUrl: 'https://api.example.com',
+      shortLinkBase: 'https://lnk.example.com',
+      tlsCertFile: '/etc/labeldesk/cert.pem',
+      tlsKeyFile: '/etc/labeldesk/key.pem',
+      trustProxy: true,
+      secret: SECRET,
+      moderation: 'manual',
+      webhookRetryDelaysMs: [250, 2_000, 60_000, 3_600_000],
+      webhookTimeoutMs: 1_500,
+      webhookAllowCidrs: ['10.0.0.0/8', '192.168.1.0/24', 'fd00::/8'],
+      sandboxLiveAfterMs: 2_000,
+      distributor: 'simulated',
+      distributorStepMs: 500,
+      distributorRejectRate: 0,
+    };
+    assert.deepEqual(config, expected);
+  });
+
+  test('SHORT_LINK_BASE follows BASE_URL by default', () => {
+    const config = loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, BASE_URL: 'https://api.example.com' });
+    assert.equal(config.shortLinkBase, 'https://api.example.com/l');
+  });
+
+  test('relative TLS file paths are resolved', () => {
+    const config = loadConfig({
+      LABELDESK_DATA_DIR: DATA_DIR,
+      TLS_CERT_FILE: 'certs/cert.pem',
+      TLS_KEY_FILE: 'certs/key.pem',
+    });
+    assert.deepEqual(
+      { cert: config.tlsCertFile, key: config.tlsKeyFile },
+      { cert: resolve('certs/cert.pem'), key: resolve('certs/key.pem') },
+    );
+  });
+
+  test('DATABASE_URL accepts postgres:// and postgresql://', () => {
+    for (const url of ['postgres://localhost/labeldesk', 'postgresql://u@localhost:5433/ld']) {
+      assert.equal(loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, DATABASE_URL: url }).databaseUrl, url);
+    }
+  });
+
+  test('REDIS_URL accepts redis:// and rediss://', () => {
+    for (const url of ['redis://localhost:6379', 'rediss://cache.example.com:6380/1']) {
+      assert.equal(loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, REDIS_URL: url }).redisUrl, url);
+    }
+  });
+
+  test('TRUST_PROXY takes the usual spellings of yes and no', () => {
+    const read = (value: string) =>
+      loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, TRUST_PROXY: value }).trustProxy;
+    const values = ['1', 'true', 'TRUE', 'yes', 'on', '0', 'false', 'False', 'no', 'off'];
+    assert.deepEqual(
+      values.map((value) => [value, read(value)]),
+      [
+        ['1', true],
+        ['true', true],
+        ['TRUE', true],
+        ['yes', true],
+        ['on', true],
+        ['0', false],
+        ['false', false],
+        ['False', false],
+        ['no', false],
+        ['off', false],
+      ],
+    );
+  });
+
+  test('PORT takes the whole range 0-65535', () => {
+    const read = (value: string) => loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, PORT: value }).port;
+    assert.deepEqual(['0', '1', '8443', '65535'].map(read), [0, 1, 8443, 65535]);
+  });
+
+  test('DISTRIBUTOR_REJECT_RATE takes fractions from 0 to 1', () => {
+    const read = (value: string) =>
+      loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, DISTRIBUTOR_REJECT_RATE: value }).distributorRejectRate;
+    assert.deepEqual(['0', '0.25', '.5', '1'].map(read), [0, 0.25, 0.5, 1]);
+  });
+
+  test('LABELDESK_SECRET of exactly 32 characters is accepted', () => {
+    assert.equal(loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, LABELDESK_SECRET: SECRET }).secret, SECRET);
+  });
+});
+
+describe('parseDuration', () => {
+  test('accepts ms, s, m and h, with fractions', () => {
+    const cases: Array<[string, number]> = [
+      ['0ms', 0],
+      ['250ms', 250],
+      ['30s', 30_000],
+      ['1.5s', 1_500],
+      ['5m', 300_000],
+      ['0.5m', 30_000],
+      ['1h', 3_600_000],
+      [' 2h ', 7_200_000],
+    ];
+    assert.deepEqual(
+      cases.map(([text]) => [text, parseDuration('WEBHOOK_TIMEOUT', text)]),
+      cases,
+    );
+  });
+
+  test('refuses a number without a unit, and unknown units', () => {
+    for (const text of ['30', '1d', '5 m', 'm', '-1s', '']) {
+      assert.throws(() => parseDuration('WEBHOOK_TIMEOUT', text), {
+        name: 'Error',
+        message: `WEBHOOK_TIMEOUT: expected a duration such as 500ms, 30s, 5m or 1h (got "${text}")`,
+      });
+    }
+  });
+});
+
+describe('bad values stop loadConfig with one line naming the variable', () => {
+  const DURATION = 'expected a duration such as 500ms, 30s, 5m or 1h';
+  const cases: Array<[Env, string]> = [
+    [{ PORT: 'abc' }, 'PORT: expected a port number 0-65535 (got "abc")'],
+    [{ PORT: '65536' }, 'PORT: expected a port number 0-65535 (got "65536")'],
+    [{ PORT: '-1' }, 'PORT: expected a port number 0-65535 (got "-1")'],
+    [{ PORT: '80.5' }, 'PORT: expected a port number 0-65535 (got "80.5")'],
+    [
+      { DATABASE_URL: 'mysql://localhost/ld' },
+      'DATABASE_URL: expected a postgres: or postgresql: URL (got "mysql://localhost/ld")',
+    ],
+    [
+      { DATABASE_URL: './labeldesk.sqlite' },
+      'DATABASE_URL: expected an absolute URL (got "./labeldesk.sqlite")',
+    ],
+    [
+      { REDIS_URL: 'http://localhost:6379' },
+      'REDIS_URL: expected a redis: or rediss: URL (got "http://localhost:6379")',
+    ],
+    [{ REDIS_URL: 'localhost' }, 'REDIS_URL: expected an absolute URL (got "localhost")'],
+    [{ BASE_URL: 'ftp://example.com' }, 'BASE_URL: expected a https: or http: URL (got "ftp://example.com")'],
+    [{ BASE_URL: 'example.com' }, 'BASE_URL: expected an absolute URL (got "example.com")'],
+    [{ SHORT_LINK_BASE: '/l' }, 'SHORT_LINK_BASE: expected an absolute URL (got "/l")'],
+    [{ TLS_CERT_FILE: '/etc/cert.pem' }, 'TLS_CERT_FILE and TLS_KEY_FILE: set both or neither'],
+    [{ TLS_KEY_FILE: '/etc/key.pem' }, 'TLS_CERT_FILE and TLS_KEY_FILE: set both or neither'],
+    [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY: expected 1, true, 0 or false (got "maybe")'],
+    [{ LABELDESK_SECRET: 'k'.repeat(31) }, 'LABELDESK_SECRET: expected at least 32 characters'],
+    [{ MODERATION: 'sometimes' }, 'MODERATION: expected one of auto, manual (got "sometimes")'],
+    [{ MODERATION: 'AUTO' }, 'MODERATION: expected one of auto, manual (got "AUTO")'],
+    [{ WEBHOOK_RETRY_DELAYS: '30s,5' }, `WEBHOOK_RETRY_DELAYS: ${DURATION} (got "5")`],
+    [{ WEBHOOK_RETRY_DELAYS: '30s,,5m' }, `WEBHOOK_RETRY_DELAYS: ${DURATION} (got "")`],
+    [{ WEBHOOK_TIMEOUT: '10' }, `WEBHOOK_TIMEOUT: ${DURATION} (got "10")`],
+    [
+      { WEBHOOK_ALLOW_CIDRS: '10.0.0.0/8,banana' },
+      'WEBHOOK_ALLOW_CIDRS: "banana" is not a CIDR range such as 10.0.0.0/8 or fd00::/8 (got "10.0.0.0/8,banana")',
+    ],
+    [
+      { WEBHOOK_ALLOW_CIDRS: '10.0.0.0/33' },
+      'WEBHOOK_ALLOW_CIDRS: "10.0.0.0/33" is not a CIDR range such as 10.0.0.0/8 or fd00::/8 (got "10.0.0.0/33")',
+    ],
+    [{ SANDBOX_LIVE_AFTER: '45' }, `SANDBOX_LIVE_AFTER: ${DURATION} (got "45")`],
+    [{ DISTRIBUTOR: 'spotify' }, 'DISTRIBUTOR: expected one of simulated (got "spotify")'],
+    [{ DISTRIBUTOR_STEP: '1d' }, `DISTRIBUTOR_STEP: ${DURATION} (got "1d")`],
+    [
+      { DISTRIBUTOR_REJECT_RATE: '1.5' },
+      'DISTRIBUTOR_REJECT_RATE: expected a fraction between 0 and 1 (got "1.5")',
+    ],
+    [
+      { DISTRIBUTOR_REJECT_RATE: '-0.1' },
+      'DISTRIBUTOR_REJECT_RATE: expected a fraction between 0 and 1 (got "-0.1")',
+    ],
+    [
+      { DISTRIBUTOR_REJECT_RATE: '5%' },
+      'DISTRIBUTOR_REJECT_RATE: expected a fraction between 0 and 1 (got "5%")',
+    ],
+  ];
+
+  for (const [env, message] of cases) {
+    test(`${JSON.stringify(env)}`, () => {
+      assert.equal(configError(env), message);
+    });
+  }
+
+  test('every message is one line that starts with the variable it names', () => {
+    for (const [env] of cases) {
+      const message = configError(env);
+      const [name = ''] = Object.keys(env);
+      assert.match(message, /^[A-Z_]+(?: and [A-Z_]+)?: [^\n]+$/);
+      assert.ok(message.split(':')[0]?.includes(name), message);
+    }
+  });
+
+  test('a short LABELDESK_SECRET is not echoed back', () => {
+    assert.doesNotMatch(configError({ LABELDESK_SECRET: 'hunter2-hunter2' }), /hunter2/);
+  });
+});
+
+interface Exit {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[], env: Env): Promise<Exit> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'bin/labeldesk.js'), ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('the command line refuses a bad environment before doing anything', () => {
+  const cases: Array<[string[], Env, string]> = [
+    [['migrate'], { PORT: 'abc' }, 'labeldesk: PORT: expected a port number 0-65535 (got "abc")'],
+    [
+      ['migrate', '--json'],
+      { MODERATION: 'sometimes' },
+      'labeldesk: MODERATION: expected one of auto, manual (got "sometimes")',
+    ],
+    [
+      ['label', 'list'],
+      { DATABASE_URL: 'mysql://localhost/ld' },
+      'labeldesk: DATABASE_URL: expected a postgres: or postgresql: URL (got "mysql://localhost/ld")',
+    ],
+    [
+      ['serve'],
+      { DISTRIBUTOR_REJECT_RATE: '2' },
+      'labeldesk: DISTRIBUTOR_REJECT_RATE: expected a fraction between 0 and 1 (got "2")',
+    ],
+  ];
+
+  for (const [args, env, line] of cases) {
+    test(`labeldesk ${args.join(' ')} with ${JSON.stringify(env)}`, async (t) => {
+      const parent = mkdtempSync(join(tmpdir(), 'labeldesk-config-'));
+      t.after(() => rmSync(parent, { recursive: true, force: true }));
+      const dataDir = join(parent, 'data');
+
+      const exit = await runCli(args, { LABELDESK_DATA_DIR: dataDir, ...env });
+
+      assert.deepEqual(exit, { code: 1, stdout: '', stderr: `${line}\n` });
+      assert.equal(existsSync(dataDir), false, 'nothing is created in the data dir');
+    });
+  }
+});
