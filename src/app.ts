@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerOptions,
-  LogController,
-} from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { AppContext } from './context.ts';
 import { authPlugin } from './http/auth.ts';
 import { conventionsPlugin } from './http/conventions.ts';
@@ -28,7 +23,7 @@ export const JSON_BODY_LIMIT = 100 * 1024;
 
 export interface AppDeps {
   limiter: RateLimiter;
-  logger?: FastifyBaseLogger | boolean | { level: string };
+  logger?: FastifyServerOptions['logger'];
   https?: { key: string | Buffer; cert: string | Buffer } | null;
 }
 
@@ -54,10 +49,10 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
   app.addSchema(ErrorBody);
   await app.register(errorHandlerPlugin);
   await app.register(conventionsPlugin, { trustProxy: ctx.config.trustProxy });
-  await app.register(openapiPlugin, { baseUrl: ctx.config.baseUrl });
   await app.register(authPlugin, { ctx, limiter: deps.limiter });
   await app.register(idempotencyPlugin, { ctx });
   await app.register(etagPlugin);
+  await app.register(openapiPlugin, { baseUrl: ctx.config.baseUrl });
 
   await app.register(
     async (api) => {

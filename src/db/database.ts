@@ -1,10 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  type SqliteDatabase as SqliteDatabaseInterface,
+  SqliteDialect,
+  type SqliteStatement,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Dialect } from './portable.ts';
+import { trackChanges } from './read-cache.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -19,13 +27,74 @@ export function sqliteFilePath(config: Pick<Config, 'dataDir'>): string {
   return join(config.dataDir, 'labeldesk.sqlite');
 }
 
+const STATEMENT_CACHE_SIZE = 500;
+
+type KyselySqlite = SqliteDatabaseInterface;
+type KyselyStatement = SqliteStatement;
+
+/** Counts this connection's writes; SQLite's data_version counts only other connections' commits. */
+interface WriteCounter {
+  writes: number;
+}
+
+/** A statement that may modify the database counts each execution as a write. */
+function countingWrites(statement: SqliteDatabase.Statement, counter: WriteCounter): KyselyStatement {
+  if (statement.readonly) return statement;
+  return {
+    reader: statement.reader,
+    all(parameters) {
+      const rows = statement.all(parameters);
+      counter.writes++;
+      return rows;
+    },
+    run(parameters) {
+      const result = statement.run(parameters);
+      counter.writes++;
+      return result;
+    },
+    iterate(parameters) {
+      counter.writes++;
+      return statement.iterate(parameters);
+    },
+  };
+}
+
+/**
+ * Kysely prepares every query anew; preparing costs several times more than running a small
+ * query, and the server runs the same few queries all day. Statements are kept by SQL text.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, counter: WriteCounter): KyselySqlite {
+  const statements = new Map<string, KyselyStatement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = countingWrites(sqlite.prepare(text), counter);
+        if (statements.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = statements.keys().next().value;
+          if (oldest !== undefined) statements.delete(oldest);
+        }
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 function openSqlite(file: string): Db {
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const counter: WriteCounter = { writes: 0 };
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite, counter) }),
+  });
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  trackChanges(db, () => (sqlite.open ? `${dataVersion.get()}:${counter.writes}` : null));
+  return db;
 }
 
 function openPostgres(url: string): Db {

@@ -1,3 +1,7 @@
+import type { AliasableExpression, ExpressionBuilder } from 'kysely';
+import type { Db } from './database.ts';
+import type { Database } from './schema.ts';
+
 /**
  * The tenant a request works in: a label, or a label's sandbox (a label row of its own). Every
  * label-owned row carries `label_id`, and every query reaches it through the helpers below.
@@ -8,4 +12,16 @@ export interface Workspace {
   /** The real label: plan, terms and team belong to it. */
   readonly labelId: number;
   readonly sandbox: boolean;
+}
+
+/** A scalar count over one label's rows, composable into a single query of several counts. */
+export type LabelCount = (
+  eb: ExpressionBuilder<Database, never>,
+  labelId: number,
+) => AliasableExpression<unknown>;
+
+/** Runs one LabelCount as its own query. */
+export async function countFor(db: Db, count: LabelCount, labelId: number): Promise<number> {
+  const row = await db.selectNoFrom((eb) => count(eb, labelId).as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
 }

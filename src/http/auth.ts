@@ -5,7 +5,6 @@ import { errors } from '../errors.ts';
 import { addressAllowed } from '../lib/ip-allow-list.ts';
 import { authenticateKey } from '../modules/keys/keys.service.ts';
 import { cheapestPlanWithScope, PLANS, type Scope } from '../modules/plans/plans.catalog.ts';
-import { termsOf } from '../modules/plans/plans.service.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
 import './request-context.ts';
 
@@ -83,7 +82,7 @@ export const authPlugin = fp(
       if (found.workspace.sandbox) reply.header('x-sandbox', 'true');
       if (found.key.allowIps && !addressAllowed(found.key.allowIps, request.ip)) throw errors.ipNotAllowed();
 
-      const terms = termsOf(found.label);
+      const { terms } = found;
       const rate = await limiter.hit(
         `key:${found.key.id}`,
         terms.limits.rate ?? Number.MAX_SAFE_INTEGER,
@@ -92,9 +91,8 @@ export const authPlugin = fp(
       setRateHeaders(reply, rate);
       if (!rate.allowed) throw errors.rateLimited(retryAfterSeconds(rate, nowMs));
 
-      const effectiveScopes = found.key.grantedScopes.filter((scope) => terms.plan.scopes.includes(scope));
-      request.auth = { ...found, terms, effectiveScopes, rate };
-      if (access !== 'any_key') checkScope(access, found.key.grantedScopes, effectiveScopes);
+      request.auth = { ...found, rate };
+      if (access !== 'any_key') checkScope(access, found.key.grantedScopes, found.effectiveScopes);
     });
   },
   { name: 'auth' },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { isoNow } from '../clock.ts';
 import type { AppContext } from '../context.ts';
@@ -55,7 +55,7 @@ export const idempotencyPlugin = fp(
     const { db, clock } = opts.ctx;
     app.decorateRequest('idempotency', null);
 
-    app.addHook('preHandler', async (request, reply) => {
+    const claimOrReplay = async (request: FastifyRequest, reply: FastifyReply) => {
       const key = request.headers['idempotency-key'];
       if (request.method !== 'POST' || typeof key !== 'string' || !request.auth) return;
       if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
@@ -79,9 +79,9 @@ export const idempotencyPlugin = fp(
         return replay(reply, existing);
       }
       throw errors.idempotencyInProgress();
-    });
+    };
 
-    app.addHook('onSend', async (request, reply, payload) => {
+    const storeResponse = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       const id = request.idempotency;
       if (!id) return payload;
       request.idempotency = null;
@@ -96,6 +96,14 @@ export const idempotencyPlugin = fp(
       }
       await storeIdempotentResponse(db, id, { status: reply.statusCode, headers, body: payload });
       return payload;
+    };
+
+    // Attached to keyed POST routes only, so other requests do not pay for the hooks.
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (!methods.includes('POST') || route.config?.access === undefined) return;
+      route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), claimOrReplay];
+      route.onSend = [...(route.onSend ? [route.onSend].flat() : []), storeResponse as onSendHookHandler];
     });
   },
   { name: 'idempotency' },

@@ -1,15 +1,11 @@
 import type { Authenticated } from '../modules/keys/keys.service.ts';
 import type { Scope } from '../modules/plans/plans.catalog.ts';
-import type { Terms } from '../modules/plans/plans.service.ts';
 import type { RateDecision } from './rate-limiter.ts';
 
 /** What a route declares about access: a scope, any valid key, or (absent) public. */
 export type RouteAccess = Scope | 'any_key';
 
 export interface RequestAuth extends Authenticated {
-  terms: Terms;
-  /** Granted scopes the label's plan lets this key use now. */
-  effectiveScopes: readonly Scope[];
   rate: RateDecision;
 }
 

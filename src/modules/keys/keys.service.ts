@@ -1,13 +1,14 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import { readCache } from '../../db/read-cache.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { parseAllowEntry } from '../../lib/ip-allow-list.ts';
 import { randomBase62 } from '../../lib/random.ts';
 import { ensureSandboxWorkspace, getLabel, type LabelRow } from '../labels/labels.service.ts';
 import { isScope, SCOPES, type Scope } from '../plans/plans.catalog.ts';
-import { enforceLimit } from '../plans/plans.service.ts';
+import { enforceLimit, type Terms, termsOf } from '../plans/plans.service.ts';
 import {
   type ApiKeyRow,
   findKeysByPrefix,
@@ -43,10 +44,13 @@ export interface Authenticated {
   key: ApiKeyRow & { grantedScopes: readonly Scope[]; allowIps: readonly string[] | null };
   label: LabelRow;
   workspace: Workspace;
+  terms: Terms;
+  /** Granted scopes the label's plan lets this key use now. */
+  effectiveScopes: readonly Scope[];
 }
 
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 function parseScopes(json: string): Scope[] {
@@ -144,21 +148,28 @@ export async function revokeKey(ctx: AppContext, prefix: string): Promise<KeyVie
   return presentKey(await markKeyRevoked(ctx.db, match.id, isoNow(ctx.clock)));
 }
 
+const authenticatedKeys = readCache<Authenticated | null>();
+
 /** The key, its label and workspace, or null for a malformed, unknown or revoked key. */
 export async function authenticateKey(ctx: AppContext, presented: string): Promise<Authenticated | null> {
   if (!KEY_PATTERN.test(presented)) return null;
-  const found = await findUnrevokedKeyByHash(ctx.db, hashKey(presented));
+  const keyHash = hashKey(presented);
+  return authenticatedKeys(ctx.db, keyHash, () => loadAuthenticated(ctx, keyHash));
+}
+
+async function loadAuthenticated(ctx: AppContext, keyHash: string): Promise<Authenticated | null> {
+  const found = await findUnrevokedKeyByHash(ctx.db, keyHash);
   if (!found) return null;
   const sandbox = found.key.sandbox === 1;
   const workspaceId = sandbox ? found.sandboxWorkspaceId : found.label.id;
   if (workspaceId === null) return null;
+  const grantedScopes = parseScopes(found.key.scopes);
+  const terms = termsOf(found.label);
   return {
-    key: {
-      ...found.key,
-      grantedScopes: parseScopes(found.key.scopes),
-      allowIps: parseAllowIps(found.key.allow_ips),
-    },
+    key: { ...found.key, grantedScopes, allowIps: parseAllowIps(found.key.allow_ips) },
     label: found.label,
     workspace: { id: workspaceId, labelId: found.label.id, sandbox },
+    terms,
+    effectiveScopes: grantedScopes.filter((scope) => terms.plan.scopes.includes(scope)),
   };
 }

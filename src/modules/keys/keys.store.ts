@@ -1,6 +1,8 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 import type { ApiKeysTable } from '../../db/schema.ts';
+import type { LabelCount } from '../../db/scope.ts';
 import type { LabelRow } from '../labels/labels.store.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -32,16 +34,13 @@ export async function markKeyRevoked(db: Db, id: number, at: string): Promise<Ap
 }
 
 /** Live, unrevoked keys: the ones the plan's key limit counts. */
-export async function countLiveKeys(db: Db, labelId: number): Promise<number> {
-  const row = await db
+export const liveKeyCount: LabelCount = (eb, labelId) =>
+  eb
     .selectFrom('api_keys')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select((inner) => inner.fn.countAll().as('n'))
     .where('label_id', '=', labelId)
     .where('sandbox', '=', 0)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+    .where('revoked_at', 'is', null);
 
 export interface KeyWithLabel {
   key: ApiKeyRow;
@@ -50,9 +49,9 @@ export interface KeyWithLabel {
   sandboxWorkspaceId: number | null;
 }
 
-/** The key, its label and the id of the label's sandbox in one query: this runs on every request. */
-export async function findUnrevokedKeyByHash(db: Db, keyHash: string): Promise<KeyWithLabel | undefined> {
-  const row = await db
+/** The key, its label and the id of the label's sandbox in one query, prepared once: it runs on every request. */
+const selectUnrevokedKeyByHash = preparedQuery((db: Db, keyHash: string) =>
+  db
     .selectFrom('api_keys as k')
     .innerJoin('labels as l', 'l.id', 'k.label_id')
     .leftJoin('labels as s', 's.parent_id', 'l.id')
@@ -69,8 +68,11 @@ export async function findUnrevokedKeyByHash(db: Db, keyHash: string): Promise<K
       's.id as sandbox_workspace_id',
     ])
     .where('k.key_hash', '=', keyHash)
-    .where('k.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('k.revoked_at', 'is', null),
+);
+
+export async function findUnrevokedKeyByHash(db: Db, keyHash: string): Promise<KeyWithLabel | undefined> {
+  const [row] = await selectUnrevokedKeyByHash(db, keyHash);
   if (!row) return undefined;
   const {
     label_name,

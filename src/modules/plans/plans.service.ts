@@ -1,8 +1,11 @@
 import type { Db } from '../../db/database.ts';
+import { preparedQuery } from '../../db/prepared.ts';
+import { readCache } from '../../db/read-cache.ts';
+import { countFor, type LabelCount } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import { countLiveKeys } from '../keys/keys.store.ts';
+import { liveKeyCount } from '../keys/keys.store.ts';
 import { type LabelRow, parseLimitOverrides, planOf } from '../labels/labels.service.ts';
-import { countMembers } from '../team/team.store.ts';
+import { memberCount } from '../team/team.store.ts';
 import {
   cheapestPlanWithFeature,
   type FeatureName,
@@ -32,24 +35,34 @@ export function termsOf(label: LabelRow): Terms {
   };
 }
 
-type UsageCounter = (db: Db, labelId: number) => Promise<number>;
-
 /** Nothing of these kinds can be stored until their modules exist, so their use is zero. */
-const noneStoredYet: UsageCounter = async () => 0;
+const noneStoredYet: LabelCount = (eb) => eb.val(0);
 
 /** Where each limit's use is counted; always for the label itself, never its sandbox. */
-const USAGE_COUNTERS: Record<UsageName, UsageCounter> = {
+const USAGE_COUNTS: Record<UsageName, LabelCount> = {
   releases: noneStoredYet,
   artists: noneStoredYet,
-  members: countMembers,
+  members: memberCount,
   links: noneStoredYet,
-  api_keys: countLiveKeys,
+  api_keys: liveKeyCount,
   webhooks: noneStoredYet,
 };
 
+/** Every count in one query, prepared once: /me shows them all on each call. */
+const selectUsage = preparedQuery((db: Db, labelId: number) =>
+  db.selectNoFrom((eb) => USAGE_NAMES.map((name) => USAGE_COUNTS[name](eb, labelId).as(name))),
+);
+
+const cachedUsage = readCache<Usage>();
+
 export async function usageOf(db: Db, labelId: number): Promise<Usage> {
-  const counts = await Promise.all(USAGE_NAMES.map((name) => USAGE_COUNTERS[name](db, labelId)));
-  return Object.fromEntries(USAGE_NAMES.map((name, i) => [name, counts[i] ?? 0])) as Usage;
+  return cachedUsage(db, String(labelId), () => loadUsage(db, labelId));
+}
+
+async function loadUsage(db: Db, labelId: number): Promise<Usage> {
+  const [row] = await selectUsage(db, labelId);
+  const counts: Record<string, unknown> = row ?? {};
+  return Object.fromEntries(USAGE_NAMES.map((name) => [name, Number(counts[name] ?? 0)])) as Usage;
 }
 
 /** Throws 403 `plan_limit` unless `adding` more of `name` fit in the label's limit. */
@@ -57,7 +70,7 @@ export async function enforceLimit(db: Db, label: LabelRow, name: UsageName, add
   const terms = termsOf(label);
   const limit = terms.limits[name];
   if (limit === null) return;
-  const used = await USAGE_COUNTERS[name](db, label.id);
+  const used = await countFor(db, USAGE_COUNTS[name], label.id);
   if (used + adding <= limit) return;
   throw errors.planLimit({
     plan: terms.plan.key,

@@ -1,10 +1,11 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import { countFor } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { getLabel, type LabelRow } from '../labels/labels.service.ts';
 import { enforceLimit, termsOf } from '../plans/plans.service.ts';
 import { isRole, ROLE_NAMES, ROLES } from './team.roles.ts';
-import { countMembers, findMemberByLogin, insertMember, listMembers, type MemberRow } from './team.store.ts';
+import { findMemberByLogin, insertMember, listMembers, type MemberRow, memberCount } from './team.store.ts';
 
 export interface MemberView {
   user_id: number;
@@ -66,7 +67,7 @@ export async function listTeam(
 ): Promise<{ members: MemberView[]; total: number; seats: { used: number; max: number | null } }> {
   const [members, total] = await Promise.all([
     listMembers(ctx.db, label.id, page),
-    countMembers(ctx.db, label.id),
+    countFor(ctx.db, memberCount, label.id),
   ]);
   return {
     members: members.map(presentMember),

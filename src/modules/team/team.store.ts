@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { MembersTable } from '../../db/schema.ts';
+import type { LabelCount } from '../../db/scope.ts';
 
 export type MemberRow = Selectable<MembersTable>;
 
@@ -21,14 +22,11 @@ export async function findMemberByLogin(
     .executeTakeFirst();
 }
 
-export async function countMembers(db: Db, labelId: number): Promise<number> {
-  const row = await db
+export const memberCount: LabelCount = (eb, labelId) =>
+  eb
     .selectFrom('members')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('label_id', '=', labelId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+    .select((inner) => inner.fn.countAll().as('n'))
+    .where('label_id', '=', labelId);
 
 export async function listMembers(
   db: Db,
