@@ -33,7 +33,9 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
     logger: deps.logger ?? false,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: JSON_BODY_LIMIT,
-    trustProxy: ctx.config.trustProxy,
+    // One trusted hop: the client address is the one the proxy appended to X-Forwarded-For, not one
+    // a client wrote there itself (that would open allow-lists and per-address limits).
+    trustProxy: ctx.config.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,

@@ -14,7 +14,14 @@ const labelName = async (db: Db, id: number) =>
 async function insertLabel(db: Db, name: string): Promise<number> {
   const row = await db
     .insertInto('labels')
-    .values({ name, slug: name.toLowerCase(), plan: 'label', created_at: '2026-01-01T00:00:00.000Z' })
+    .values({
+      name,
+      slug: name.toLowerCase(),
+      plan: 'label',
+      contract_signed: 1,
+      limit_overrides: '{}',
+      created_at: '2026-01-01T00:00:00.000Z',
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

@@ -159,3 +159,19 @@ test('a sandbox key works in the sandbox: X-Sandbox on every response and sandbo
   assert.equal(live.headers['x-sandbox'], undefined);
   assert.equal((json(live) as { sandbox?: boolean }).sandbox, undefined);
 });
+
+test('behind a proxy the client address is the one the proxy appended, not one the client sent', async (t) => {
+  const h = await buildHarness(t, { env: { TRUST_PROXY: '1' } });
+  const label = await givenLabel(h);
+  const key = await givenKey(h, label.id, { allowIps: ['203.0.113.7'] });
+  const viaProxy = (forwardedFor: string) =>
+    call(h, 'GET', '/api/v1/me', {
+      key,
+      headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': forwardedFor },
+      remoteAddress: '10.0.0.2',
+    });
+  assert.equal((await viaProxy('203.0.113.7')).statusCode, 200);
+  const spoofed = await viaProxy('203.0.113.7, 198.51.100.9');
+  assert.equal(spoofed.statusCode, 403);
+  assert.equal((json(spoofed) as { code: string }).code, 'ip_not_allowed');
+});
