@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import type { AppContext } from './context.ts';
 import { authPlugin } from './http/auth.ts';
 import { conventionsPlugin } from './http/conventions.ts';
-import { errorHandlerPlugin } from './http/error-handler.ts';
+import { errorHandlerPlugin, sendFrameworkError } from './http/error-handler.ts';
 import { etagPlugin } from './http/etag.ts';
 import { idempotencyPlugin } from './http/idempotency.ts';
 import { openapiPlugin } from './http/openapi.ts';
@@ -39,6 +39,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,
+    frameworkErrors: sendFrameworkError,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   };
   const tls = deps.https;

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 
@@ -54,6 +55,28 @@ function parseUrl(name: string, value: string, protocols: readonly string[]): st
   }
   if (!protocols.includes(url.protocol)) fail(name, `expected a ${protocols.join(' or ')} URL`, value);
   return value.replace(/\/+$/, '');
+}
+
+/** A public base address: links are made by appending paths, so it may carry no query or fragment. */
+function parsePublicBase(
+  name: string,
+  value: string,
+  protocols: readonly string[] = ['https:', 'http:'],
+): string {
+  const base = parseUrl(name, value, protocols);
+  const url = new URL(base);
+  if (url.search || url.hash || url.username || url.password) {
+    fail(name, 'expected a base address without query, fragment or credentials', value);
+  }
+  return base;
+}
+
+/** A listening address: an IP address or a host name (resolution happens when the server starts). */
+function parseHost(name: string, value: string): string {
+  const hostName =
+    /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+  if (isIP(value) === 0 && !hostName.test(value)) fail(name, 'expected an IP address or a host name', value);
+  return value;
 }
 
 function parseBoolean(name: string, value: string): boolean {
@@ -120,11 +143,8 @@ export function loadConfig(env: Env): Config {
   const redisUrl = redisUrlRaw ? parseUrl('REDIS_URL', redisUrlRaw, ['redis:', 'rediss:']) : null;
 
   const port = parsePort('PORT', read('PORT') ?? '8443');
-  const baseUrl = parseUrl('BASE_URL', read('BASE_URL') ?? 'https://localhost:8443', ['https:', 'http:']);
-  const shortLinkBase = parseUrl('SHORT_LINK_BASE', read('SHORT_LINK_BASE') ?? `${baseUrl}/l`, [
-    'https:',
-    'http:',
-  ]);
+  const baseUrl = parsePublicBase('BASE_URL', read('BASE_URL') ?? `https://localhost:${port}`);
+  const shortLinkBase = parsePublicBase('SHORT_LINK_BASE', read('SHORT_LINK_BASE') ?? `${baseUrl}/l`);
 
   const certRaw = read('TLS_CERT_FILE');
   const keyRaw = read('TLS_KEY_FILE');
@@ -146,7 +166,7 @@ export function loadConfig(env: Env): Config {
     dataDir,
     databaseUrl,
     redisUrl,
-    host: read('HOST') ?? '127.0.0.1',
+    host: parseHost('HOST', read('HOST') ?? '127.0.0.1'),
     port,
     baseUrl,
     shortLinkBase,

@@ -85,9 +85,8 @@ export const errors = {
       {},
       { 'retry-after': '1' },
     ),
-  contractRequired: () =>
-    new ApiError(428, 'contract_required', 'The label has no signed contract; sign it before submitting'),
   rateLimited: (retryAfterSeconds: number, message = 'Too many requests') =>
     new ApiError(429, 'rate_limited', message, {}, { 'retry-after': String(retryAfterSeconds) }),
   internal: () => new ApiError(500, 'internal', 'Internal error'),
+  unavailable: (message: string) => new ApiError(503, 'unavailable', message, {}, { 'retry-after': '1' }),
 };

@@ -57,7 +57,12 @@ export async function serve(): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
-  await app.listen({ host: config.host, port: config.port });
+  await app.listen({
+    host: config.host,
+    port: config.port,
+    listenTextResolver: (address) =>
+      `Server listening at ${tls ? address.replace(/^http:/, 'https:') : address}`,
+  });
   const scheme = tls ? 'https' : 'http (behind a TLS proxy)';
   // PORT=0 asks the system for a free port: show the one actually bound.
   const address = app.server.address();

@@ -17,8 +17,3 @@ export function withIdColumn<T extends string>(
 export function fractionType(dialect: Dialect): 'double precision' | 'real' {
   return dialect === 'postgres' ? 'double precision' : 'real';
 }
-
-/** COUNT(*) arrives as a string from PostgreSQL and a number from SQLite. */
-export function toCount(value: string | number | bigint | null | undefined): number {
-  return value === null || value === undefined ? 0 : Number(value);
-}

@@ -23,7 +23,7 @@ export interface ApiKeysTable {
   label_id: number;
   prefix: string;
   key_hash: string;
-  /** JSON array of scope names, or ["all"]. */
+  /** JSON array of scope names (`all` is stored as the ten names). */
   scopes: string;
   sandbox: number;
   /** JSON array of addresses and CIDR ranges; null means any address. */

@@ -1,10 +1,10 @@
-import type { AliasableExpression, ExpressionBuilder } from 'kysely';
+import { type AliasableExpression, type ExpressionBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from './database.ts';
 import type { Database } from './schema.ts';
 
 /**
  * The tenant a request works in: a label, or a label's sandbox (a label row of its own). Every
- * label-owned row carries `label_id`, and every query reaches it through the helpers below.
+ * label-owned row carries `label_id`, and every query reaches it through `ownedBy` below.
  */
 export interface Workspace {
   /** The label row whose data this is: the label itself or its sandbox. */
@@ -12,6 +12,19 @@ export interface Workspace {
   /** The real label: plan, terms and team belong to it. */
   readonly labelId: number;
   readonly sandbox: boolean;
+}
+
+/** Tables whose rows belong to one label (or sandbox) through `label_id`. */
+export type LabelOwnedTable = {
+  [T in keyof Database]: Database[T] extends { label_id: number } ? T : never;
+}[keyof Database];
+
+/**
+ * The one tenancy condition: `table.label_id` is the owner's id. Use it in every query of a
+ * label-owned table, as `.where(ownedBy('members', workspace.id))`.
+ */
+export function ownedBy(table: LabelOwnedTable, ownerId: number): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(`${table}.label_id`)} = ${ownerId}`;
 }
 
 /** A scalar count over one label's rows, composable into a single query of several counts. */

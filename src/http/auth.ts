@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppContext } from '../context.ts';
 import { errors } from '../errors.ts';
-import { addressAllowed } from '../lib/ip-allow-list.ts';
+import { addressAllowed, addressBucket } from '../lib/ip-allow-list.ts';
 import { authenticateKey } from '../modules/keys/keys.service.ts';
 import { cheapestPlanWithScope, PLANS, type Scope } from '../modules/plans/plans.catalog.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
@@ -37,8 +37,23 @@ export const authPlugin = fp(
     const { ctx, limiter } = opts;
     app.decorateRequest('auth', null);
 
+    /** Without its counters the service cannot keep its limits: it refuses rather than run unmetered. */
+    async function hit(request: FastifyRequest, bucket: string, limit: number, nowMs: number) {
+      try {
+        return await limiter.hit(bucket, limit, nowMs);
+      } catch (error) {
+        request.log.error({ err: error }, 'rate limiter unavailable');
+        throw errors.unavailable('Rate limiting is unavailable; try again shortly');
+      }
+    }
+
     async function rejectFailedAuth(request: FastifyRequest, nowMs: number): Promise<never> {
-      const decision = await limiter.hit(`authfail:${request.ip}`, FAILED_AUTH_PER_MINUTE, nowMs);
+      const decision = await hit(
+        request,
+        `authfail:${addressBucket(request.ip)}`,
+        FAILED_AUTH_PER_MINUTE,
+        nowMs,
+      );
       if (!decision.allowed) {
         throw errors.rateLimited(
           retryAfterSeconds(decision, nowMs),
@@ -65,8 +80,9 @@ export const authPlugin = fp(
       const config = request.routeOptions.config;
       const nowMs = ctx.clock.now().getTime();
       if (config?.perAddressPerMinute !== undefined) {
-        const decision = await limiter.hit(
-          `addr:${request.routeOptions.url}:${request.ip}`,
+        const decision = await hit(
+          request,
+          `addr:${request.routeOptions.url}:${addressBucket(request.ip)}`,
           config.perAddressPerMinute,
           nowMs,
         );
@@ -82,14 +98,13 @@ export const authPlugin = fp(
       if (found.workspace.sandbox) reply.header('x-sandbox', 'true');
       if (found.key.allowIps && !addressAllowed(found.key.allowIps, request.ip)) throw errors.ipNotAllowed();
 
-      const { terms } = found;
-      const rate = await limiter.hit(
-        `key:${found.key.id}`,
-        terms.limits.rate ?? Number.MAX_SAFE_INTEGER,
-        nowMs,
-      );
-      setRateHeaders(reply, rate);
-      if (!rate.allowed) throw errors.rateLimited(retryAfterSeconds(rate, nowMs));
+      // An unlimited rate (an Enterprise agreement) is not counted, and has no headers to show.
+      const perMinute = found.terms.limits.rate;
+      const rate = perMinute === null ? null : await hit(request, `key:${found.key.id}`, perMinute, nowMs);
+      if (rate) {
+        setRateHeaders(reply, rate);
+        if (!rate.allowed) throw errors.rateLimited(retryAfterSeconds(rate, nowMs));
+      }
 
       request.auth = { ...found, rate };
       if (access !== 'any_key') checkScope(access, found.key.grantedScopes, found.effectiveScopes);

@@ -1,8 +1,14 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { errors } from '../errors.ts';
 
 export const API_VERSION = '1.1.0';
+
+export function setStandardHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-api-version', API_VERSION);
+  reply.header('cache-control', 'no-store');
+  reply.header('x-request-id', request.id);
+}
 
 /**
  * Headers every response carries, the HTTPS-only rule behind a proxy, and one log line per request
@@ -11,9 +17,7 @@ export const API_VERSION = '1.1.0';
 export const conventionsPlugin = fp(
   async (app: FastifyInstance, opts: { trustProxy: boolean }) => {
     app.addHook('onRequest', async (request, reply) => {
-      reply.header('x-api-version', API_VERSION);
-      reply.header('cache-control', 'no-store');
-      reply.header('x-request-id', request.id);
+      setStandardHeaders(request, reply);
       if (opts.trustProxy && request.headers['x-forwarded-proto'] !== 'https') throw errors.httpsRequired();
     });
 

@@ -1,7 +1,8 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, errors } from '../errors.ts';
+import { setStandardHeaders } from './conventions.ts';
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
 
@@ -23,7 +24,7 @@ function validationError(error: FastifyError): ApiError {
 }
 
 /** Maps whatever was thrown to the one error shape; anything unexpected is a 500 without internals. */
-export function toApiError(error: unknown): ApiError {
+export function toApiError(error: unknown, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.validation) return validationError(fastifyError as FastifyError);
@@ -31,9 +32,9 @@ export function toApiError(error: unknown): ApiError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return errors.payloadTooLarge('The request body is larger than this endpoint accepts');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return errors.unsupportedMediaType(
-        String(fastifyError.message ?? '').replace(/^Unsupported Media Type: ?/, '') || 'this',
-      );
+      return errors.unsupportedMediaType(request?.headers['content-type'] ?? 'this');
+    case 'FST_ERR_BAD_URL':
+      return errors.invalid('path', 'The request path is not a valid URL path');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.invalid('body', 'The body is not valid JSON');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -43,6 +44,16 @@ export function toApiError(error: unknown): ApiError {
   }
   if (fastifyError.statusCode === 413) return errors.payloadTooLarge();
   return errors.internal();
+}
+
+/**
+ * Errors Fastify raises before any hook runs (a path that is not valid URL encoding): same shape,
+ * same standard headers.
+ */
+export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const apiError = toApiError(error, request);
+  setStandardHeaders(request, reply);
+  void reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
 }
 
 /**
@@ -65,7 +76,7 @@ export const errorHandlerPlugin = fp(
     });
 
     app.setErrorHandler((error, request, reply) => {
-      const apiError = toApiError(error);
+      const apiError = toApiError(error, request);
       if (apiError.status >= 500) request.log.error({ err: error }, 'unexpected fault');
       return reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
     });
@@ -73,8 +84,12 @@ export const errorHandlerPlugin = fp(
     app.setNotFoundHandler((request, reply) => {
       const path = request.url.split('?')[0] ?? '/';
       const allowed = [...knownMethods].filter((method) => mirror.find(method, path) !== null);
-      const apiError =
-        allowed.length > 0 ? errors.methodNotAllowed(request.method, allowed) : errors.notFound('Route');
+      // A route that exists for this method but found nothing to serve (a static file) is a 404.
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      const wrongMethod = allowed.length > 0 && !allowed.some((candidate) => candidate === method);
+      const apiError = wrongMethod
+        ? errors.methodNotAllowed(request.method, allowed)
+        : errors.notFound('Route');
       return reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
     });
   },

@@ -9,6 +9,11 @@ export interface IdempotencyId {
   key: string;
 }
 
+/** A claim is told apart from a later takeover of the same key by the time it was made. */
+export interface IdempotencyClaim extends IdempotencyId {
+  claimedAt: string;
+}
+
 /** Claims the key for a new execution; false when a row for it already exists. */
 export async function claimIdempotencyKey(
   db: Db,
@@ -53,18 +58,19 @@ export async function deleteIdempotencyRow(db: Db, id: IdempotencyId, createdAt:
 }
 
 /** Gives the key back after a failure that must not be replayed (5xx, or a body that is not text). */
-export async function releaseClaim(db: Db, id: IdempotencyId): Promise<void> {
+export async function releaseClaim(db: Db, claim: IdempotencyClaim): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('api_key_id', '=', id.apiKeyId)
-    .where('idempotency_key', '=', id.key)
+    .where('api_key_id', '=', claim.apiKeyId)
+    .where('idempotency_key', '=', claim.key)
+    .where('created_at', '=', claim.claimedAt)
     .where('state', '=', 'running')
     .execute();
 }
 
 export async function storeIdempotentResponse(
   db: Db,
-  id: IdempotencyId,
+  claim: IdempotencyClaim,
   response: { status: number; headers: Record<string, string>; body: string },
 ): Promise<void> {
   await db
@@ -75,8 +81,9 @@ export async function storeIdempotentResponse(
       headers: JSON.stringify(response.headers),
       body: response.body,
     })
-    .where('api_key_id', '=', id.apiKeyId)
-    .where('idempotency_key', '=', id.key)
+    .where('api_key_id', '=', claim.apiKeyId)
+    .where('idempotency_key', '=', claim.key)
+    .where('created_at', '=', claim.claimedAt)
     .where('state', '=', 'running')
     .execute();
 }

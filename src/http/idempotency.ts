@@ -8,6 +8,7 @@ import {
   claimIdempotencyKey,
   deleteIdempotencyRow,
   findIdempotencyRow,
+  type IdempotencyClaim,
   type IdempotencyId,
   type IdempotencyRow,
   releaseClaim,
@@ -23,7 +24,7 @@ const MAX_KEY_LENGTH = 255;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency: IdempotencyId | null;
+    idempotency: IdempotencyClaim | null;
   }
 }
 
@@ -64,8 +65,9 @@ export const idempotencyPlugin = fp(
       const id: IdempotencyId = { apiKeyId: request.auth.key.id, key };
       const hash = requestHash(request);
       for (let attempt = 0; attempt < 2; attempt++) {
-        if (await claimIdempotencyKey(db, id, hash, isoNow(clock))) {
-          request.idempotency = id;
+        const claimedAt = isoNow(clock);
+        if (await claimIdempotencyKey(db, id, hash, claimedAt)) {
+          request.idempotency = { ...id, claimedAt };
           return;
         }
         const existing = await findIdempotencyRow(db, id);

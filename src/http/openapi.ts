@@ -89,7 +89,14 @@ export const openapiPlugin = fp(
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     });
     app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
-    await app.register(swaggerUi, { routePrefix: DOCS_PATH, uiConfig: { url: OPENAPI_PATH } });
+    await app.register(async (docs) => {
+      // The page's static assets come with caching headers of their own; the API's rule wins.
+      docs.addHook('onSend', async (_request, reply, payload) => {
+        reply.header('cache-control', 'no-store');
+        return payload;
+      });
+      await docs.register(swaggerUi, { routePrefix: DOCS_PATH, uiConfig: { url: OPENAPI_PATH } });
+    });
   },
   { name: 'openapi' },
 );

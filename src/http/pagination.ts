@@ -3,10 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
+/** Far past any list's end, and small enough that page × per_page stays an exact integer offset. */
+export const MAX_PAGE = 1_000_000;
 
 /** Query parameters of every paged list. `per_page` over 100 is clamped, not refused. */
 export const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, from 1' }),
+  ),
   per_page: Type.Optional(
     Type.Integer({
       minimum: 1,

@@ -6,7 +6,8 @@ import type { RateDecision } from './rate-limiter.ts';
 export type RouteAccess = Scope | 'any_key';
 
 export interface RequestAuth extends Authenticated {
-  rate: RateDecision;
+  /** This request's place in the key's rate budget; null where the rate is unlimited. */
+  rate: RateDecision | null;
 }
 
 declare module 'fastify' {

@@ -24,7 +24,21 @@ export const ErrorBody = Type.Object(
     limit: Type.Optional(Type.String()),
     used: Type.Optional(Type.Integer()),
   },
-  { $id: 'Error', additionalProperties: true, title: 'Error' },
+  {
+    $id: 'Error',
+    additionalProperties: true,
+    title: 'Error',
+    examples: [
+      { error: 'name must have required property', code: 'invalid', field: 'name' },
+      { error: 'This key lacks the scope team:read', code: 'forbidden', required_scope: 'team:read' },
+      {
+        error: 'The api_keys limit of the plan is used up',
+        code: 'plan_limit',
+        plan: 'start',
+        limit: 'api_keys',
+        used: 1,
+        required_plan: 'label',
+      },
+    ],
+  },
 );
-
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });

@@ -647,7 +647,6 @@ describe('labeldesk command line', { concurrency: true }, () => {
           key: {
             prefix: issuedKey.prefix,
             scopes: [...SCOPES],
-            granted_scopes: [...SCOPES],
             created_at: recentIso(body.key?.created_at),
           },
           plan: {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ApiError } from '../../src/errors.ts';
 import { revokeKey } from '../../src/modules/keys/keys.service.ts';
 import { updateLabel } from '../../src/modules/labels/labels.service.ts';
 import { buildHarness, call, givenCaller, givenKey, givenLabel, json } from '../helpers/harness.ts';
@@ -174,4 +175,44 @@ test('behind a proxy the client address is the one the proxy appended, not one t
   const spoofed = await viaProxy('203.0.113.7, 198.51.100.9');
   assert.equal(spoofed.statusCode, 403);
   assert.equal((json(spoofed) as { code: string }).code, 'ip_not_allowed');
+});
+
+test('allow-lists take plain dotted IPv4, IPv6 and CIDR only, and match IPv4-mapped forms', async (t) => {
+  const h = await buildHarness(t);
+  const label = await givenLabel(h);
+  for (const entry of ['010.0.0.1', '10.1', '167772161', '0x0a000001', '10.0.0.0/33', 'example.com']) {
+    await assert.rejects(givenKey(h, label.id, { allowIps: [entry] }), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.deepEqual(error.body(), {
+        error: `"${entry}" is not an IPv4 address, IPv6 address or CIDR range`,
+        code: 'invalid',
+        field: 'allow_ip',
+      });
+      return true;
+    });
+  }
+  const key = await givenKey(h, label.id, { allowIps: ['::ffff:10.0.0.0/104'] });
+  assert.equal((await call(h, 'GET', '/api/v1/me', { key, remoteAddress: '10.20.30.40' })).statusCode, 200);
+  assert.equal((await call(h, 'GET', '/api/v1/me', { key, remoteAddress: '11.0.0.1' })).statusCode, 403);
+});
+
+test('failed authentications from one IPv6 /64 count together', async (t) => {
+  const h = await buildHarness(t);
+  for (let i = 1; i <= 60; i++) {
+    const response = await call(h, 'GET', '/api/v1/me', {
+      key: 'svc_wrong',
+      remoteAddress: `2001:db8:1:2::${i.toString(16)}`,
+    });
+    assert.equal(response.statusCode, 401);
+  }
+  const sameNetwork = await call(h, 'GET', '/api/v1/me', {
+    key: 'svc_wrong',
+    remoteAddress: '2001:db8:1:2:ffff::1',
+  });
+  assert.equal(sameNetwork.statusCode, 429);
+  const otherNetwork = await call(h, 'GET', '/api/v1/me', {
+    key: 'svc_wrong',
+    remoteAddress: '2001:db8:1:3::1',
+  });
+  assert.equal(otherNetwork.statusCode, 401);
 });

@@ -207,3 +207,25 @@ test('every response has a request id', async (t) => {
   const response = await call(h, 'GET', '/api/v1/status');
   assert.match(String(response.headers['x-request-id']), /^[0-9a-f-]{36}$/);
 });
+
+test('a path that is not valid URL encoding is 400 invalid with the standard headers', async (t) => {
+  const h = await buildHarness(t);
+  const response = await call(h, 'GET', '/api/v1/%zz');
+  assert.equal(response.statusCode, 400);
+  assert.deepEqual(json(response), {
+    error: 'The request path is not a valid URL path',
+    code: 'invalid',
+    field: 'path',
+  });
+  assertStandardHeaders(response.headers);
+});
+
+test('the reference page assets are no-store too, and a missing asset is 404', async (t) => {
+  const h = await buildHarness(t);
+  const page = await call(h, 'GET', '/api/v1/docs/static/swagger-ui.css');
+  assert.equal(page.statusCode, 200);
+  assertStandardHeaders(page.headers);
+  const missing = await call(h, 'GET', '/api/v1/docs/static/nothing-here.css');
+  assert.equal(missing.statusCode, 404);
+  assert.equal((json(missing) as { code: string }).code, 'not_found');
+});

@@ -194,3 +194,25 @@ test('two servers on one database never execute one key twice', async (t) => {
   const replayOnB = await post(b, key, 'race', { item: 'vinyl' });
   assert.equal(replayOnB.headers['idempotent-replayed'], 'true');
 });
+
+test('a claim abandoned for 10 minutes is taken over, and the late first run cannot overwrite the new answer', async (t) => {
+  const probe = orderProbe();
+  const h = await buildHarness(t, { extend: probe.extend });
+  const { key } = await givenCaller(h);
+  let release = () => {};
+  probe.state.gate = new Promise((resolve) => {
+    release = resolve;
+  });
+  const first = post(h, key, 'stuck', { item: 'vinyl' });
+  while (probe.state.executions === 0) await new Promise((resolve) => setImmediate(resolve));
+  h.clock.advance(10 * 60 * 1000 + 1);
+  probe.state.gate = Promise.resolve();
+  const takeover = await post(h, key, 'stuck', { item: 'vinyl' });
+  assert.equal(takeover.statusCode, 201);
+  assert.deepEqual(json(takeover), { order: { number: 2, item: 'vinyl' } });
+  release();
+  assert.deepEqual(json(await first), { order: { number: 1, item: 'vinyl' } });
+  const replay = await post(h, key, 'stuck', { item: 'vinyl' });
+  assert.equal(replay.headers['idempotent-replayed'], 'true');
+  assert.deepEqual(json(replay), { order: { number: 2, item: 'vinyl' } });
+});

@@ -92,6 +92,7 @@ test('per_page or page below 1 or not a number is 400 invalid with field', async
     ['page=0', 'page'],
     ['page=abc', 'page'],
     ['page=1.5', 'page'],
+    ['page=99999999999999999999', 'page'],
   ] as const) {
     const response = await call(h, 'GET', `/api/v1/team?${query}`, { key });
     assert.equal(response.statusCode, 400, query);

@@ -148,3 +148,29 @@ test('two server processes on one Redis spend one budget', {
   assert.equal(responses.filter((r) => r.statusCode === 200).length, 60);
   assert.equal(responses.filter((r) => r.statusCode === 429).length, 40);
 });
+
+test('an unlimited rate is not counted and carries no rate headers', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h, { plan: 'enterprise' });
+  await updateLabel(h.ctx, label.id, { limits: [['rate', null]] });
+  const me = await call(h, 'GET', '/api/v1/me', { key });
+  assert.equal(me.statusCode, 200);
+  assert.equal(me.headers['x-ratelimit-limit'], undefined);
+  assert.deepEqual((json(me) as { rate_limit: unknown }).rate_limit, { per_minute: null });
+  const usage = json(await call(h, 'GET', '/api/v1/me/usage', { key })) as { rate_limit: unknown };
+  assert.deepEqual(usage.rate_limit, { per_minute: null, remaining: null, reset: null });
+});
+
+test('with the shared limiter unreachable, keyed requests get 503 unavailable, not unmetered service', async (t) => {
+  const unreachable = new RedisRateLimiter('redis://127.0.0.1:1', 'labeldesk-test:down:');
+  t.after(() => unreachable.close().catch(() => undefined));
+  const h = await buildHarness(t, { limiter: unreachable });
+  const { key } = await givenCaller(h);
+  const response = await call(h, 'GET', '/api/v1/me', { key });
+  assert.equal(response.statusCode, 503);
+  assert.equal(response.headers['retry-after'], '1');
+  assert.deepEqual(json(response), {
+    error: 'Rate limiting is unavailable; try again shortly',
+    code: 'unavailable',
+  });
+});

@@ -30,7 +30,6 @@ test('GET /me returns label, key, plan with limits, usage and features, rate lim
     key: {
       prefix: key.slice(0, 12),
       scopes: ['catalog:read', 'team:read'],
-      granted_scopes: ['catalog:read', 'team:read'],
       created_at: '2026-03-02T10:00:00.000Z',
     },
     plan: {

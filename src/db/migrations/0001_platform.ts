@@ -25,7 +25,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('revoked_at', 'text')
     .execute();
   await db.schema.createIndex('api_keys_label_id').on('api_keys').column('label_id').execute();
-  await db.schema.createIndex('api_keys_prefix').on('api_keys').column('prefix').execute();
+  await db.schema.createIndex('api_keys_prefix').unique().on('api_keys').column('prefix').execute();
 
   await withIdColumn(db.schema.createTable('members'), dialect)
     .addColumn('label_id', 'integer', (col) => col.notNull().references('labels.id').onDelete('cascade'))

@@ -17,7 +17,6 @@ const MeBody = Type.Object({
       ...ScopeList,
       description: "Scopes this key can use now: granted scopes the label's plan allows",
     },
-    granted_scopes: { ...ScopeList, description: 'Scopes the key was issued with' },
     created_at: DateTime,
     sandbox: Type.Optional(Type.Literal(true)),
   }),
@@ -47,8 +46,10 @@ const UsageBody = Type.Object({
   usage: Type.Object(Object.fromEntries(USAGE_NAMES.map((name) => [name, UsageItem]))),
   rate_limit: Type.Object({
     per_minute: Nullable(Type.Integer()),
-    remaining: Type.Integer({ minimum: 0 }),
-    reset: Type.Integer({ description: 'Unix seconds when the oldest counted request leaves the window' }),
+    remaining: Nullable(Type.Integer({ minimum: 0, description: 'null when the rate is unlimited' })),
+    reset: Nullable(
+      Type.Integer({ description: 'Unix seconds when the oldest counted request leaves the window' }),
+    ),
   }),
 });
 

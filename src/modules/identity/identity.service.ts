@@ -14,7 +14,6 @@ export async function describeCaller(ctx: AppContext, auth: RequestAuth) {
     key: {
       prefix: key.prefix,
       scopes: [...auth.effectiveScopes],
-      granted_scopes: [...key.grantedScopes],
       created_at: key.created_at,
       ...sandbox,
     },
@@ -48,8 +47,8 @@ export async function describeUsage(ctx: AppContext, auth: RequestAuth) {
     ),
     rate_limit: {
       per_minute: terms.limits.rate,
-      remaining: rate.remaining,
-      reset: Math.ceil(rate.resetAtMs / 1000),
+      remaining: rate ? rate.remaining : null,
+      reset: rate ? Math.ceil(rate.resetAtMs / 1000) : null,
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import type { ApiKeysTable } from '../../db/schema.ts';
-import type { LabelCount } from '../../db/scope.ts';
+import { type LabelCount, ownedBy } from '../../db/scope.ts';
 import type { LabelRow } from '../labels/labels.store.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -17,7 +17,7 @@ export async function prefixTaken(db: Db, prefix: string): Promise<boolean> {
 }
 
 export async function listKeysOfLabel(db: Db, labelId: number): Promise<ApiKeyRow[]> {
-  return db.selectFrom('api_keys').selectAll().where('label_id', '=', labelId).orderBy('id').execute();
+  return db.selectFrom('api_keys').selectAll().where(ownedBy('api_keys', labelId)).orderBy('id').execute();
 }
 
 export async function findKeysByPrefix(db: Db, prefix: string): Promise<ApiKeyRow[]> {
@@ -38,7 +38,7 @@ export const liveKeyCount: LabelCount = (eb, labelId) =>
   eb
     .selectFrom('api_keys')
     .select((inner) => inner.fn.countAll().as('n'))
-    .where('label_id', '=', labelId)
+    .where(ownedBy('api_keys', labelId))
     .where('sandbox', '=', 0)
     .where('revoked_at', 'is', null);
 

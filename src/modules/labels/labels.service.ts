@@ -132,13 +132,14 @@ export async function updateLabel(ctx: AppContext, id: number, update: LabelUpda
     ? JSON.stringify(applyLimitOverrides(parseLimitOverrides(label.limit_overrides), update.limits))
     : undefined;
   const commission = checkCommission(update.commission);
-  const row = await updateLabelRow(ctx.db, id, {
+  const patch = {
     ...(plan !== undefined && { plan }),
     ...(update.contractSigned !== undefined && { contract_signed: update.contractSigned ? 1 : 0 }),
     ...(overrides !== undefined && { limit_overrides: overrides }),
     ...(commission !== undefined && { commission_override: commission }),
-  });
-  return presentLabel(row);
+  };
+  if (Object.keys(patch).length === 0) return presentLabel(label);
+  return presentLabel(await updateLabelRow(ctx.db, id, patch));
 }
 
 export async function listLabelViews(ctx: AppContext): Promise<LabelView[]> {

@@ -1,11 +1,7 @@
 import type { Db } from '../../db/database.ts';
-import { preparedQuery } from '../../db/prepared.ts';
 import { readCache } from '../../db/read-cache.ts';
-import { countFor, type LabelCount } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import { liveKeyCount } from '../keys/keys.store.ts';
 import { type LabelRow, parseLimitOverrides, planOf } from '../labels/labels.service.ts';
-import { memberCount } from '../team/team.store.ts';
 import {
   cheapestPlanWithFeature,
   type FeatureName,
@@ -16,6 +12,7 @@ import {
   USAGE_NAMES,
   type UsageName,
 } from './plans.catalog.ts';
+import { countUsage, selectUsageCounts } from './plans.store.ts';
 
 /** A label's plan with its per-label overrides (Enterprise agreements) applied. */
 export interface Terms {
@@ -35,24 +32,6 @@ export function termsOf(label: LabelRow): Terms {
   };
 }
 
-/** Nothing of these kinds can be stored until their modules exist, so their use is zero. */
-const noneStoredYet: LabelCount = (eb) => eb.val(0);
-
-/** Where each limit's use is counted; always for the label itself, never its sandbox. */
-const USAGE_COUNTS: Record<UsageName, LabelCount> = {
-  releases: noneStoredYet,
-  artists: noneStoredYet,
-  members: memberCount,
-  links: noneStoredYet,
-  api_keys: liveKeyCount,
-  webhooks: noneStoredYet,
-};
-
-/** Every count in one query, prepared once: /me shows them all on each call. */
-const selectUsage = preparedQuery((db: Db, labelId: number) =>
-  db.selectNoFrom((eb) => USAGE_NAMES.map((name) => USAGE_COUNTS[name](eb, labelId).as(name))),
-);
-
 const cachedUsage = readCache<Usage>();
 
 export async function usageOf(db: Db, labelId: number): Promise<Usage> {
@@ -60,8 +39,7 @@ export async function usageOf(db: Db, labelId: number): Promise<Usage> {
 }
 
 async function loadUsage(db: Db, labelId: number): Promise<Usage> {
-  const [row] = await selectUsage(db, labelId);
-  const counts: Record<string, unknown> = row ?? {};
+  const counts = await selectUsageCounts(db, labelId);
   return Object.fromEntries(USAGE_NAMES.map((name) => [name, Number(counts[name] ?? 0)])) as Usage;
 }
 
@@ -70,7 +48,7 @@ export async function enforceLimit(db: Db, label: LabelRow, name: UsageName, add
   const terms = termsOf(label);
   const limit = terms.limits[name];
   if (limit === null) return;
-  const used = await countFor(db, USAGE_COUNTS[name], label.id);
+  const used = await countUsage(db, name, label.id);
   if (used + adding <= limit) return;
   throw errors.planLimit({
     plan: terms.plan.key,

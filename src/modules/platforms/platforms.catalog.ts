@@ -15,7 +15,3 @@ export const PLATFORMS = [
 ] as const;
 
 export type PlatformKey = (typeof PLATFORMS)[number]['key'];
-
-export function isPlatformKey(value: string): value is PlatformKey {
-  return PLATFORMS.some((platform) => platform.key === value);
-}

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { MembersTable } from '../../db/schema.ts';
-import type { LabelCount } from '../../db/scope.ts';
+import { type LabelCount, ownedBy } from '../../db/scope.ts';
 
 export type MemberRow = Selectable<MembersTable>;
 
@@ -17,7 +17,7 @@ export async function findMemberByLogin(
   return db
     .selectFrom('members')
     .selectAll()
-    .where('label_id', '=', labelId)
+    .where(ownedBy('members', labelId))
     .where('login', '=', login)
     .executeTakeFirst();
 }
@@ -26,7 +26,7 @@ export const memberCount: LabelCount = (eb, labelId) =>
   eb
     .selectFrom('members')
     .select((inner) => inner.fn.countAll().as('n'))
-    .where('label_id', '=', labelId);
+    .where(ownedBy('members', labelId));
 
 export async function listMembers(
   db: Db,
@@ -36,7 +36,7 @@ export async function listMembers(
   return db
     .selectFrom('members')
     .selectAll()
-    .where('label_id', '=', labelId)
+    .where(ownedBy('members', labelId))
     .orderBy('id')
     .limit(page.limit)
     .offset(page.offset)

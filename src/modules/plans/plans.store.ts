@@ -1,0 +1,33 @@
+import type { Db } from '../../db/database.ts';
+import { preparedQuery } from '../../db/prepared.ts';
+import { countFor, type LabelCount } from '../../db/scope.ts';
+import { liveKeyCount } from '../keys/keys.store.ts';
+import { memberCount } from '../team/team.store.ts';
+import { USAGE_NAMES, type UsageName } from './plans.catalog.ts';
+
+/** Nothing of these kinds can be stored until their modules exist, so their use is zero. */
+const noneStoredYet: LabelCount = (eb) => eb.val(0);
+
+/** Where each limit's use is counted; always for the label itself, never its sandbox. */
+const USAGE_COUNTS: Record<UsageName, LabelCount> = {
+  releases: noneStoredYet,
+  artists: noneStoredYet,
+  members: memberCount,
+  links: noneStoredYet,
+  api_keys: liveKeyCount,
+  webhooks: noneStoredYet,
+};
+
+/** Every count in one query, prepared once: /me shows them all on each call. */
+const selectUsage = preparedQuery((db: Db, labelId: number) =>
+  db.selectNoFrom((eb) => USAGE_NAMES.map((name) => USAGE_COUNTS[name](eb, labelId).as(name))),
+);
+
+export async function selectUsageCounts(db: Db, labelId: number): Promise<Record<string, unknown>> {
+  const [row] = await selectUsage(db, labelId);
+  return row ?? {};
+}
+
+export function countUsage(db: Db, name: UsageName, labelId: number): Promise<number> {
+  return countFor(db, USAGE_COUNTS[name], labelId);
+}
