@@ -143,7 +143,7 @@ export function loadConfig(env: Env): Config {
   const redisUrl = redisUrlRaw ? parseUrl('REDIS_URL', redisUrlRaw, ['redis:', 'rediss:']) : null;
 
   const port = parsePort('PORT', read('PORT') ?? '8443');
-  const baseUrl = parsePublicBase('BASE_URL', read('BASE_URL') ?? `https://localhost:${port}`);
+  const baseUrl = parsePublicBase('BASE_URL', read('BASE_URL') ?? 'https://localhost:8443');
   const shortLinkBase = parsePublicBase('SHORT_LINK_BASE', read('SHORT_LINK_BASE') ?? `${baseUrl}/l`);
 
   const certRaw = read('TLS_CERT_FILE');

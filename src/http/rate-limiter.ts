@@ -111,6 +111,9 @@ export class RedisRateLimiter implements RateLimiter {
   ) {
     const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
     redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
+    // While Redis is away the client reconnects by itself; each request that needed it fails with
+    // 503 and is logged by the auth hook, so connection errors need no second report here.
+    redis.on('error', () => undefined);
     this.redis = redis as RedisWithSlidingWindow;
   }
 
