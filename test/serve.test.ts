@@ -1,155 +1,46 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { randomBytes, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { generate } from 'selfsigned';
-import { TEST_DATABASE, TEST_POSTGRES_URL } from './helpers/harness.ts';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'bin/labeldesk.js');
+import { TEST_DATABASE } from './helpers/harness.ts';
+import {
+  firstStepsPrinted,
+  get,
+  type Installation,
+  newInstallation,
+  type Reply,
+  runLabeldesk,
+  type Server,
+  startServer,
+} from './helpers/installation.ts';
 
 // ---------------------------------------------------------------------------------------------
-// A private installation (fresh data dir; on PostgreSQL a database of its own) and its server.
+// Every server here starts on an empty database, so each start waits for the first steps too.
 
-interface Installation {
-  dataDir: string;
-  env: Record<string, string>;
-  dispose(): Promise<void>;
+function startUntilFirstSteps(install: Installation, extraEnv: Record<string, string> = {}): Promise<Server> {
+  return startServer(install, extraEnv, firstStepsPrinted);
 }
 
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await client.connect();
+/** Runs `work` against a server that is stopped afterwards, whether `work` passed or threw. */
+async function withServer<T>(
+  install: Installation,
+  extraEnv: Record<string, string>,
+  work: (server: Server) => Promise<T>,
+): Promise<T> {
+  const server = await startUntilFirstSteps(install, extraEnv);
   try {
-    return await work(client);
+    return await work(server);
   } finally {
-    await client.end();
+    await server.stop();
   }
 }
 
-async function newInstallation(): Promise<Installation> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'labeldesk-serve-'));
-  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
-  if (TEST_DATABASE === 'sqlite') {
-    return { dataDir, env: { LABELDESK_DATA_DIR: dataDir }, dispose: async () => removeDataDir() };
-  }
-  const name = `serve_${randomBytes(6).toString('hex')}`;
-  await withAdmin((client) => client.query(`create database ${name}`));
-  const url = new URL(TEST_POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return {
-    dataDir,
-    env: { LABELDESK_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
-    dispose: async () => {
-      await withAdmin((client) => client.query(`drop database if exists ${name} with (force)`));
-      removeDataDir();
-    },
-  };
-}
-
-function childEnv(install: Installation, extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, ...install.env, ...extra };
-}
-
-interface Server {
-  port: number;
-  stderr(): string;
-  stop(): Promise<void>;
-}
-
-const LISTENING = /^Labeldesk listening on .* [\d.]+:(\d+);/m;
-/** Printed after the listening line, last of the start-up lines on an empty database. */
-const FIRST_STEPS_DONE = /curl --cacert .*\n/;
-
-function waitUntil(ready: () => boolean, child: ChildProcess, ms = 30_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const poll = setInterval(() => {
-      if (ready()) {
-        clearInterval(poll);
-        resolve();
-      } else if (child.exitCode !== null || Date.now() - started > ms) {
-        clearInterval(poll);
-        reject(new Error(`serve did not start (exit code ${child.exitCode})`));
-      }
-    }, 25);
-  });
-}
-
-/** `labeldesk serve` on a free port (PORT=0), once its start-up lines are all out. */
-async function startServer(install: Installation, extra: Record<string, string> = {}): Promise<Server> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: ROOT,
-    env: childEnv(install, { PORT: '0', ...extra }),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-  };
-  try {
-    await waitUntil(() => LISTENING.test(err) && FIRST_STEPS_DONE.test(err), child);
-  } catch (error) {
-    await stop();
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${err}`);
-  }
-  return { port: Number(LISTENING.exec(err)?.[1]), stderr: () => err, stop };
-}
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | undefined>;
-  body: unknown;
-}
-
-const SHOWN_HEADERS = ['x-api-version', 'cache-control', 'content-type'] as const;
-
-function get(
-  url: { protocol: 'http' | 'https'; port: number; path: string },
-  options: { headers?: Record<string, string>; ca?: string } = {},
-): Promise<Reply> {
-  const send = url.protocol === 'https' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(
-      {
-        hostname: url.protocol === 'https' ? 'localhost' : '127.0.0.1',
-        family: 4,
-        port: url.port,
-        path: url.path,
-        agent: false,
-        headers: options.headers ?? {},
-        ...(options.ca && { ca: options.ca }),
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => {
-          const headers = Object.fromEntries(
-            SHOWN_HEADERS.map((name) => [name, res.headers[name]?.toString()]),
-          );
-          resolve({ status: res.statusCode ?? 0, headers, body: JSON.parse(text) });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+/** GET /api/v1/status over TLS, trusting only `ca`. */
+function statusOverTls(server: Server, ca: string): Promise<Reply> {
+  return get({ protocol: 'https', port: server.port, path: '/api/v1/status' }, { ca });
 }
 
 /** A certificate and key for localhost, as an operator might bring them. */
@@ -167,34 +58,32 @@ async function localhostPair(dir: string, name: string): Promise<{ cert: string;
   return { cert, key };
 }
 
-function runServe(
+/** `labeldesk serve` run to its end: for configurations it must refuse at start-up. */
+async function runServe(
   install: Installation,
-  extra: Record<string, string>,
+  extraEnv: Record<string, string>,
 ): Promise<{ code: number; stderr: string }> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, 'serve'],
-      { cwd: ROOT, env: childEnv(install, { PORT: '0', ...extra }), timeout: 30_000 },
-      (error, _stdout, stderr) => {
-        done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr });
-      },
-    );
-  });
+  const { code, stderr } = await runLabeldesk(install, ['serve'], { PORT: '0', ...extraEnv });
+  return { code, stderr };
 }
 
 // ---------------------------------------------------------------------------------------------
 
 const HTTPS_REQUIRED = { error: 'The API is served over HTTPS only', code: 'https_required' };
-const CONVENTIONS = { 'x-api-version': '1.1.0', 'cache-control': 'no-store' };
+/** What the conventions put on every JSON reply, refusals included. */
+const JSON_HEADERS = {
+  'x-api-version': '1.1.0',
+  'cache-control': 'no-store',
+  'content-type': 'application/json; charset=utf-8',
+};
 
 describe('labeldesk serve behind a TLS-terminating proxy (TRUST_PROXY=1)', () => {
   let install: Installation;
   let server: Server;
 
   before(async () => {
-    install = await newInstallation();
-    server = await startServer(install, { TRUST_PROXY: '1' });
+    install = await newInstallation('serve');
+    server = await startUntilFirstSteps(install, { TRUST_PROXY: '1' });
   });
   after(async () => {
     await server?.stop();
@@ -224,7 +113,7 @@ describe('labeldesk serve behind a TLS-terminating proxy (TRUST_PROXY=1)', () =>
     ]);
     const refusal = {
       status: 403,
-      headers: { ...CONVENTIONS, 'content-type': 'application/json; charset=utf-8' },
+      headers: JSON_HEADERS,
       body: HTTPS_REQUIRED,
     };
     assert.deepEqual(replies, [refusal, refusal, refusal, refusal]);
@@ -245,7 +134,7 @@ describe('labeldesk serve behind a TLS-terminating proxy (TRUST_PROXY=1)', () =>
       },
       {
         status: 200,
-        headers: { ...CONVENTIONS, 'content-type': 'application/json; charset=utf-8' },
+        headers: JSON_HEADERS,
         service: 'ok',
         database: true,
       },
@@ -258,7 +147,7 @@ describe('labeldesk serve TLS material', () => {
   let pairs: string;
 
   before(async () => {
-    install = await newInstallation();
+    install = await newInstallation('serve');
     pairs = mkdtempSync(join(tmpdir(), 'labeldesk-pairs-'));
   });
   after(async () => {
@@ -270,12 +159,10 @@ describe('labeldesk serve TLS material', () => {
     const certFile = join(install.dataDir, 'tls', 'localhost-cert.pem');
     const keyFile = join(install.dataDir, 'tls', 'localhost-key.pem');
 
-    const first = await startServer(install);
-    let firstCert: string;
-    try {
+    const firstCert = await withServer(install, {}, async (first) => {
       assert.match(first.stderr(), new RegExp(`^TLS certificate: ${certFile}$`, 'm'));
-      firstCert = readFileSync(certFile, 'utf8');
-      const x509 = new X509Certificate(firstCert);
+      const cert = readFileSync(certFile, 'utf8');
+      const x509 = new X509Certificate(cert);
       assert.deepEqual(
         {
           subject: x509.subject,
@@ -286,48 +173,30 @@ describe('labeldesk serve TLS material', () => {
         },
         { subject: 'CN=localhost', host: 'localhost', ipv4: '127.0.0.1', ipv6: '::1', keyMode: 0o600 },
       );
-      const reply = await get(
-        { protocol: 'https', port: first.port, path: '/api/v1/status' },
-        { ca: firstCert },
-      );
-      assert.equal(reply.status, 200);
-    } finally {
-      await first.stop();
-    }
+      assert.equal((await statusOverTls(first, cert)).status, 200);
+      return cert;
+    });
 
-    const second = await startServer(install);
-    try {
+    await withServer(install, {}, async (second) => {
       assert.equal(readFileSync(certFile, 'utf8'), firstCert);
-      const reply = await get(
-        { protocol: 'https', port: second.port, path: '/api/v1/status' },
-        { ca: firstCert },
-      );
-      assert.equal(reply.status, 200);
-    } finally {
-      await second.stop();
-    }
+      assert.equal((await statusOverTls(second, firstCert)).status, 200);
+    });
   });
 
   test("TLS_CERT_FILE and TLS_KEY_FILE serve the operator's pair", async () => {
     const own = await localhostPair(pairs, 'own');
-    const fresh = await newInstallation();
-    const server = await startServer(fresh, { TLS_CERT_FILE: own.cert, TLS_KEY_FILE: own.key });
+    const fresh = await newInstallation('serve');
     try {
-      assert.match(server.stderr(), new RegExp(`^TLS certificate: ${own.cert}$`, 'm'));
-      const reply = await get(
-        { protocol: 'https', port: server.port, path: '/api/v1/status' },
-        { ca: readFileSync(own.cert, 'utf8') },
-      );
-      assert.deepEqual(
-        { status: reply.status, headers: reply.headers },
-        {
-          status: 200,
-          headers: { ...CONVENTIONS, 'content-type': 'application/json; charset=utf-8' },
-        },
-      );
-      assert.equal(existsSync(join(fresh.dataDir, 'tls')), false, 'no pair is generated');
+      await withServer(fresh, { TLS_CERT_FILE: own.cert, TLS_KEY_FILE: own.key }, async (server) => {
+        assert.match(server.stderr(), new RegExp(`^TLS certificate: ${own.cert}$`, 'm'));
+        const reply = await statusOverTls(server, readFileSync(own.cert, 'utf8'));
+        assert.deepEqual(
+          { status: reply.status, headers: reply.headers },
+          { status: 200, headers: JSON_HEADERS },
+        );
+        assert.equal(existsSync(join(fresh.dataDir, 'tls')), false, 'no pair is generated');
+      });
     } finally {
-      await server.stop();
       await fresh.dispose();
     }
   });

@@ -1,81 +1,27 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:https';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
 import { PLANS, SCOPES } from '../../src/modules/plans/plans.catalog.ts';
 import { ROLES } from '../../src/modules/team/team.roles.ts';
-import { TEST_DATABASE, TEST_POSTGRES_URL } from '../helpers/harness.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin/labeldesk.js');
-
-// ---------------------------------------------------------------------------------------------
-// A private installation: a fresh data dir and, on PostgreSQL, a database of its own.
-
-interface Installation {
-  dataDir: string;
-  databaseUrl: string | null;
-  env: Record<string, string>;
-  dispose(): Promise<void>;
-}
-
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function newInstallation(): Promise<Installation> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'labeldesk-cli-'));
-  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
-  if (TEST_DATABASE === 'sqlite') {
-    return {
-      dataDir,
-      databaseUrl: null,
-      env: { LABELDESK_DATA_DIR: dataDir },
-      dispose: async () => removeDataDir(),
-    };
-  }
-  const name = `cli_${randomBytes(6).toString('hex')}`;
-  await withAdmin((client) => client.query(`create database ${name}`));
-  const url = new URL(TEST_POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return {
-    dataDir,
-    databaseUrl: url.toString(),
-    env: { LABELDESK_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
-    dispose: async () => {
-      await withAdmin((client) => client.query(`drop database if exists ${name} with (force)`));
-      removeDataDir();
-    },
-  };
-}
-
-/** The child sees only what it needs: none of this process's PORT, DATABASE_URL or test-runner variables. */
-function childEnv(install: Installation, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, ...install.env, ...extra };
-}
+import { TEST_DATABASE } from '../helpers/harness.ts';
+import {
+  type Exit,
+  firstStepsPrinted,
+  get,
+  type Installation,
+  newInstallation,
+  runLabeldesk,
+  type Server,
+  startServer,
+  withClient,
+} from '../helpers/installation.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Running the command line as an operator types it.
-
-interface Exit {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /** `label create --name "My Label" --plan label` as argv: words, or double-quoted text. */
 function argv(line: string): string[] {
@@ -83,17 +29,7 @@ function argv(line: string): string[] {
 }
 
 function cli(install: Installation, line: string): Promise<Exit> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, ...argv(line)],
-      { cwd: ROOT, env: childEnv(install), timeout: 30_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
+  return runLabeldesk(install, argv(line));
 }
 
 /** Runs a command with --json: it must exit 0 with nothing on stderr; returns the parsed output. */
@@ -168,13 +104,10 @@ interface MemberOut {
 async function storedKeyRows(install: Installation): Promise<Array<Record<string, unknown>>> {
   const query = 'select * from api_keys order by id';
   if (install.databaseUrl) {
-    const client = new pg.Client({ connectionString: install.databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query<Record<string, unknown>>(query)).rows;
-    } finally {
-      await client.end();
-    }
+    return withClient(
+      install.databaseUrl,
+      async (client) => (await client.query<Record<string, unknown>>(query)).rows,
+    );
   }
   const db = new SqliteDatabase(join(install.dataDir, 'labeldesk.sqlite'), {
     readonly: true,
@@ -188,96 +121,19 @@ async function storedKeyRows(install: Installation): Promise<Array<Record<string
 }
 
 // ---------------------------------------------------------------------------------------------
-// The server, started as an operator starts it.
+// Talking to the server.
 
-interface Server {
-  port: number;
-  stdout(): string;
-  stderr(): string;
-  stop(): Promise<void>;
-}
-
-const LISTENING = /^Labeldesk listening on .* [\d.]+:(\d+);/m;
-
-function waitUntil(what: string, ready: () => boolean, child: ChildProcess, ms = 30_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const poll = setInterval(() => {
-      if (ready()) {
-        clearInterval(poll);
-        resolve();
-      } else if (child.exitCode !== null || Date.now() - started > ms) {
-        clearInterval(poll);
-        reject(new Error(`serve: no ${what} (exit code ${child.exitCode})`));
-      }
-    }, 25);
-  });
-}
-
-/** `labeldesk serve` on a free port (PORT=0); resolves once stderr satisfies `ready` (by default: listening). */
-async function startServer(
-  install: Installation,
-  extra: Record<string, string> = {},
-  ready: (stderr: string) => boolean = () => true,
-): Promise<Server> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: ROOT,
-    env: childEnv(install, { PORT: '0', ...extra }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-  };
-  try {
-    await waitUntil('start-up lines', () => LISTENING.test(err) && ready(err), child);
-  } catch (error) {
-    await stop();
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${err}`);
-  }
-  return { port: Number(LISTENING.exec(err)?.[1]), stdout: () => out, stderr: () => err, stop };
-}
-
-interface Reply {
-  status: number;
-  body: unknown;
-}
-
-/** GET over TLS to https://localhost:PORT, trusting only `ca`. */
-function getTls(port: number, path: string, ca: string, key: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        hostname: 'localhost',
-        family: 4,
-        port,
-        path,
-        ca,
-        agent: false,
-        headers: { authorization: `Bearer ${key}` },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+/** GET /api/v1/me over TLS as the holder of `key`, trusting only `ca`; the headers are serve.test.ts's concern. */
+async function meOverTls(
+  server: Server,
+  ca: string,
+  key: string,
+): Promise<{ status: number; body: unknown }> {
+  const { status, body } = await get(
+    { protocol: 'https', port: server.port, path: '/api/v1/me' },
+    { ca, headers: { authorization: `Bearer ${key}` } },
+  );
+  return { status, body };
 }
 
 /** Plain HTTP/1.1 written to a port: what came back before the connection closed. */
@@ -317,7 +173,7 @@ describe('labeldesk command line', { concurrency: true }, () => {
     let harbour: LabelOut;
 
     before(async () => {
-      install = await newInstallation();
+      install = await newInstallation('cli');
     });
     after(async () => {
       await install?.dispose();
@@ -468,33 +324,23 @@ describe('labeldesk command line', { concurrency: true }, () => {
       const exit = await cli(install, 'key list --label 1 --json');
       assert.equal(exit.code, 0, exit.stderr);
       const listed = JSON.parse(exit.stdout) as { keys: KeyOut[] };
-      const [live, sandbox, another] = issued;
+      /** The nth issued key as listed: its prefix and terms, created just now and not revoked. */
+      const listedKey = (n: number, terms: Pick<KeyOut, 'scopes' | 'sandbox' | 'allow_ips'>) => ({
+        prefix: issued[n]?.prefix,
+        ...terms,
+        created_at: recentIso(listed.keys[n]?.created_at),
+        revoked_at: null,
+      });
       assert.deepEqual(listed, {
         keys: [
-          {
-            prefix: live?.prefix,
-            scopes: [...SCOPES],
-            sandbox: false,
-            allow_ips: null,
-            created_at: recentIso(listed.keys[0]?.created_at),
-            revoked_at: null,
-          },
-          {
-            prefix: sandbox?.prefix,
+          // The live key, the sandbox key with an allow-list, and the second sandbox key.
+          listedKey(0, { scopes: [...SCOPES], sandbox: false, allow_ips: null }),
+          listedKey(1, {
             scopes: ['catalog:read', 'links:read'],
             sandbox: true,
             allow_ips: ['203.0.113.7', '10.0.0.0/8', '2001:db8::/32'],
-            created_at: recentIso(listed.keys[1]?.created_at),
-            revoked_at: null,
-          },
-          {
-            prefix: another?.prefix,
-            scopes: [...SCOPES],
-            sandbox: true,
-            allow_ips: null,
-            created_at: recentIso(listed.keys[2]?.created_at),
-            revoked_at: null,
-          },
+          }),
+          listedKey(2, { scopes: [...SCOPES], sandbox: true, allow_ips: null }),
         ],
       });
       for (const { key } of issued) {
@@ -598,8 +444,8 @@ describe('labeldesk command line', { concurrency: true }, () => {
     const certFile = () => join(install.dataDir, 'tls', 'localhost-cert.pem');
 
     before(async () => {
-      install = await newInstallation();
-      server = await startServer(install, {}, (stderr) => stderr.includes('curl --cacert'));
+      install = await newInstallation('cli');
+      server = await startServer(install, {}, firstStepsPrinted);
     });
     after(async () => {
       await server?.stop();
@@ -638,7 +484,7 @@ describe('labeldesk command line', { concurrency: true }, () => {
       const issuedKey = await cliJson<IssuedOut>(install, keyCreate);
       key = issuedKey.key;
 
-      const me = await getTls(server.port, '/api/v1/me', ca, key);
+      const me = await meOverTls(server, ca, key);
       const body = me.body as { key?: { created_at?: string } };
       assert.deepEqual(me, {
         status: 200,
@@ -670,7 +516,7 @@ describe('labeldesk command line', { concurrency: true }, () => {
         install,
         'label update 1 --plan start --limit rate=1000 --limit releases=unlimited --commission 0.12',
       );
-      const me = await getTls(server.port, '/api/v1/me', ca, key);
+      const me = await meOverTls(server, ca, key);
       const body = me.body as { plan?: unknown; key?: { scopes?: unknown }; rate_limit?: unknown };
       assert.deepEqual(
         { status: me.status, plan: body.plan, scopes: body.key?.scopes, rate_limit: body.rate_limit },
@@ -696,7 +542,7 @@ describe('labeldesk command line', { concurrency: true }, () => {
       assert.ok(only && keys.length === 1 && key.startsWith(only.prefix));
       await cliJson(install, `key revoke ${only.prefix}`);
 
-      assert.deepEqual(await getTls(server.port, '/api/v1/me', ca, key), {
+      assert.deepEqual(await meOverTls(server, ca, key), {
         status: 401,
         body: {
           error: 'A valid API key is required: send Authorization: Bearer <API_KEY>',

@@ -1,0 +1,230 @@
+// Helpers for tests that run `labeldesk` as a separate process, the way an operator does: the in-process
+// harness cannot show what the command line prints, how serve starts up, or what reaches the socket.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { TEST_DATABASE, TEST_POSTGRES_URL } from './harness.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin/labeldesk.js');
+
+// ---------------------------------------------------------------------------------------------
+// A private installation: a fresh data dir and, on PostgreSQL, a database of its own.
+
+export interface Installation {
+  dataDir: string;
+  /** The installation's own PostgreSQL database; null on SQLite, where the data dir holds the file. */
+  databaseUrl: string | null;
+  /** What points a child process at this installation. */
+  env: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+/** Opened for one piece of work and always closed: no test leaves a connection on a database it drops. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A database rather than the harness's schema: the child runs its own migrations and connects with a
+ * plain URL, just as an operator's installation does. `purpose` names the temp dir and the database
+ * (so a leftover shows which test left it) and must be a plain SQL identifier.
+ */
+export async function newInstallation(purpose: string): Promise<Installation> {
+  const dataDir = mkdtempSync(join(tmpdir(), `labeldesk-${purpose}-`));
+  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+  if (TEST_DATABASE === 'sqlite') {
+    return {
+      dataDir,
+      databaseUrl: null,
+      env: { LABELDESK_DATA_DIR: dataDir },
+      dispose: async () => removeDataDir(),
+    };
+  }
+  const name = `${purpose}_${randomBytes(6).toString('hex')}`;
+  await withClient(TEST_POSTGRES_URL, (client) => client.query(`create database ${name}`));
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return {
+    dataDir,
+    databaseUrl: url.toString(),
+    env: { LABELDESK_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    dispose: async () => {
+      // `with (force)`: a server that failed to stop cleanly must not keep the database alive.
+      await withClient(TEST_POSTGRES_URL, (client) =>
+        client.query(`drop database if exists ${name} with (force)`),
+      );
+      removeDataDir();
+    },
+  };
+}
+
+/** The child sees only what it needs: none of this process's PORT, DATABASE_URL or test-runner variables. */
+function childEnv(install: Installation, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, ...install.env, ...extra };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running labeldesk to completion.
+
+export interface Exit {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `labeldesk ...args` and resolves however it ends, so tests can assert on failures too. */
+export function runLabeldesk(
+  install: Installation,
+  args: readonly string[],
+  extraEnv: Record<string, string> = {},
+): Promise<Exit> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: childEnv(install, extraEnv), timeout: 30_000 },
+      (error, stdout, stderr) => {
+        // A child killed by the timeout or a signal has no numeric code: -1 keeps it apart from exit 1.
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// `labeldesk serve`, started as an operator starts it.
+
+export interface Server {
+  port: number;
+  stdout(): string;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+const LISTENING = /^Labeldesk listening on .* [\d.]+:(\d+);/m;
+
+/**
+ * On an empty database the first steps follow the listening line; the `curl --cacert` line is their last,
+ * so a test that compares all start-up lines waits for the end of it.
+ */
+export function firstStepsPrinted(stderr: string): boolean {
+  return /curl --cacert .*\n/.test(stderr);
+}
+
+function waitUntil(what: string, ready: () => boolean, child: ChildProcess, ms = 30_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = setInterval(() => {
+      if (ready()) {
+        clearInterval(poll);
+        resolve();
+      } else if (child.exitCode !== null || Date.now() - started > ms) {
+        clearInterval(poll);
+        reject(new Error(`serve: no ${what} (exit code ${child.exitCode})`));
+      }
+    }, 25);
+  });
+}
+
+/**
+ * `labeldesk serve` on a free port (PORT=0), so suites can run side by side; resolves once stderr has
+ * the listening line and satisfies `ready`. The port is read back from the listening line.
+ */
+export async function startServer(
+  install: Installation,
+  extraEnv: Record<string, string> = {},
+  ready: (stderr: string) => boolean = () => true,
+): Promise<Server> {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: ROOT,
+    env: childEnv(install, { PORT: '0', ...extraEnv }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  };
+  try {
+    await waitUntil('start-up lines', () => LISTENING.test(err) && ready(err), child);
+  } catch (error) {
+    await stop();
+    // What serve printed is usually the reason it did not start.
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${err}`);
+  }
+  return { port: Number(LISTENING.exec(err)?.[1]), stdout: () => out, stderr: () => err, stop };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests to a running server.
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: unknown;
+}
+
+/** Only the headers the API conventions fix are kept: the rest (date, length, ...) differ each time. */
+const SHOWN_HEADERS = ['x-api-version', 'cache-control', 'content-type'] as const;
+
+/**
+ * GET with a fresh connection (no agent: one request cannot ride on another's socket). HTTPS goes to
+ * `localhost`, the name the certificate is for, and trusts only `ca`.
+ */
+export function get(
+  url: { protocol: 'http' | 'https'; port: number; path: string },
+  options: { headers?: Record<string, string>; ca?: string } = {},
+): Promise<Reply> {
+  const send = url.protocol === 'https' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      {
+        hostname: url.protocol === 'https' ? 'localhost' : '127.0.0.1',
+        family: 4,
+        port: url.port,
+        path: url.path,
+        agent: false,
+        headers: options.headers ?? {},
+        ...(options.ca && { ca: options.ca }),
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => {
+          const headers = Object.fromEntries(
+            SHOWN_HEADERS.map((name) => [name, res.headers[name]?.toString()]),
+          );
+          resolve({ status: res.statusCode ?? 0, headers, body: JSON.parse(text) });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
