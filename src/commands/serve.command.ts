@@ -38,15 +38,16 @@ export async function serve(): Promise<void> {
   // Request lines are written asynchronously: a synchronous write per request costs the server
   // more than most of its handlers. They are flushed on shutdown.
   const logStream = pino.destination({ dest: 1, sync: false });
+  const log = pino({ level: 'info' }, logStream);
   const app = await buildApp(ctx, {
     limiter,
-    logger: { level: 'info', stream: logStream },
+    log,
     https: tls ? { key: tls.key, cert: tls.cert } : null,
   });
   const pruner = pruneIdempotencyKeysHourly(ctx);
 
   const shutdown = async (signal: string) => {
-    app.log.info({ signal }, 'shutting down');
+    log.info({ signal }, 'shutting down');
     clearInterval(pruner);
     await app.close();
     await limiter.close();
@@ -57,12 +58,7 @@ export async function serve(): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
-  await app.listen({
-    host: config.host,
-    port: config.port,
-    listenTextResolver: (address) =>
-      `Server listening at ${tls ? address.replace(/^http:/, 'https:') : address}`,
-  });
+  await app.listen({ host: config.host, port: config.port });
   const scheme = tls ? 'https' : 'http (behind a TLS proxy)';
   // PORT=0 asks the system for a free port: show the one actually bound.
   const address = app.server.address();

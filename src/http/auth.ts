@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
 import { errors } from '../errors.ts';
 import { addressAllowed, addressBucket } from '../lib/ip-allow-list.ts';
@@ -33,8 +34,8 @@ function bearerToken(request: FastifyRequest): string | null {
  * route that declares `config.access`. Public routes may declare a per-address limit instead.
  */
 export const authPlugin = fp(
-  async (app: FastifyInstance, opts: { ctx: AppContext; limiter: RateLimiter }) => {
-    const { ctx, limiter } = opts;
+  async (app: FastifyInstance, opts: { ctx: AppContext; limiter: RateLimiter; log: Logger | null }) => {
+    const { ctx, limiter, log } = opts;
     app.decorateRequest('auth', null);
 
     /** Without its counters the service cannot keep its limits: it refuses rather than run unmetered. */
@@ -42,7 +43,7 @@ export const authPlugin = fp(
       try {
         return await limiter.hit(bucket, limit, nowMs);
       } catch (error) {
-        request.log.error({ err: error }, 'rate limiter unavailable');
+        log?.error({ err: error, req_id: request.id }, 'rate limiter unavailable');
         throw errors.unavailable('Rate limiting is unavailable; try again shortly');
       }
     }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Logger } from 'pino';
 import { errors } from '../errors.ts';
 
 export const API_VERSION = '1.1.0';
@@ -15,15 +16,18 @@ export function setStandardHeaders(request: FastifyRequest, reply: FastifyReply)
  * with its id, the key prefix and the label.
  */
 export const conventionsPlugin = fp(
-  async (app: FastifyInstance, opts: { trustProxy: boolean }) => {
+  async (app: FastifyInstance, opts: { trustProxy: boolean; log: Logger | null }) => {
     app.addHook('onRequest', async (request, reply) => {
       setStandardHeaders(request, reply);
       if (opts.trustProxy && request.headers['x-forwarded-proto'] !== 'https') throw errors.httpsRequired();
     });
 
+    const { log } = opts;
+    if (!log) return;
     app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
+      log.info(
         {
+          req_id: request.id,
           method: request.method,
           url: request.url,
           status: reply.statusCode,

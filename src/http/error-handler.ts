@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import type { Logger } from 'pino';
 import { ApiError, errors } from '../errors.ts';
 import { setStandardHeaders } from './conventions.ts';
 
@@ -61,7 +62,7 @@ export function sendFrameworkError(error: FastifyError, request: FastifyRequest,
  * `Allow`) from an unknown path (404). A mirror router answers "which methods does this path have?".
  */
 export const errorHandlerPlugin = fp(
-  async (app: FastifyInstance) => {
+  async (app: FastifyInstance, opts: { log: Logger | null }) => {
     const mirror = FindMyWay({ ignoreTrailingSlash: false });
     const knownMethods = new Set<HTTPMethod>();
     const noop = () => undefined;
@@ -77,7 +78,7 @@ export const errorHandlerPlugin = fp(
 
     app.setErrorHandler((error, request, reply) => {
       const apiError = toApiError(error, request);
-      if (apiError.status >= 500) request.log.error({ err: error }, 'unexpected fault');
+      if (apiError.status >= 500) opts.log?.error({ err: error, req_id: request.id }, 'unexpected fault');
       return reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
     });
 
