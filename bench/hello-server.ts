@@ -1,5 +1,8 @@
 // The baseline: the smallest Fastify app, without a logger, so the ratio shows what Labeldesk adds.
+// `/logged` is a reference point: the same answer plus one JSON log line per request written the way
+// Labeldesk writes its own, which shows how much of the gap the request log alone accounts for.
 import Fastify from 'fastify';
+import pino from 'pino';
 
 const port = Number(process.env.PORT);
 if (!Number.isInteger(port) || port <= 0) {
@@ -9,6 +12,20 @@ if (!Number.isInteger(port) || port <= 0) {
 
 const app = Fastify({ logger: false });
 app.get('/', async () => ({ hello: 'world' }));
+
+const log = pino({ level: 'info' }, pino.destination({ dest: 1, sync: false }));
+app.get(
+  '/logged',
+  {
+    onResponse: async (request, reply) => {
+      log.info(
+        { req_id: request.id, method: request.method, url: request.url, status: reply.statusCode },
+        'request',
+      );
+    },
+  },
+  async () => ({ hello: 'world' }),
+);
 
 process.once('SIGTERM', () => {
   void app.close().then(() => process.exit(0));
