@@ -35,6 +35,17 @@ function orderProbe() {
   return { state, extend };
 }
 
+/** Starts a request whose execution waits until `release()`; resolves once the handler is running. */
+async function startHeldRequest<T>(probe: ReturnType<typeof orderProbe>, send: () => Promise<T>) {
+  let release = () => {};
+  probe.state.gate = new Promise((resolve) => {
+    release = resolve;
+  });
+  const first = send();
+  while (probe.state.executions === 0) await new Promise((resolve) => setImmediate(resolve));
+  return { release, first };
+}
+
 const post = (
   h: Parameters<typeof call>[0],
   key: string,
@@ -104,12 +115,7 @@ test('a concurrent repeat while the first runs is 409 idempotency_in_progress wi
   const probe = orderProbe();
   const h = await buildHarness(t, { extend: probe.extend });
   const { key } = await givenCaller(h);
-  let release = () => {};
-  probe.state.gate = new Promise((resolve) => {
-    release = resolve;
-  });
-  const first = post(h, key, 'slow', { item: 'vinyl' });
-  while (probe.state.executions === 0) await new Promise((resolve) => setImmediate(resolve));
+  const { release, first } = await startHeldRequest(probe, () => post(h, key, 'slow', { item: 'vinyl' }));
   const second = await post(h, key, 'slow', { item: 'vinyl' });
   assert.equal(second.statusCode, 409);
   assert.equal(second.headers['retry-after'], '1');
@@ -199,12 +205,7 @@ test('a claim abandoned for 10 minutes is taken over, and the late first run can
   const probe = orderProbe();
   const h = await buildHarness(t, { extend: probe.extend });
   const { key } = await givenCaller(h);
-  let release = () => {};
-  probe.state.gate = new Promise((resolve) => {
-    release = resolve;
-  });
-  const first = post(h, key, 'stuck', { item: 'vinyl' });
-  while (probe.state.executions === 0) await new Promise((resolve) => setImmediate(resolve));
+  const { release, first } = await startHeldRequest(probe, () => post(h, key, 'stuck', { item: 'vinyl' }));
   h.clock.advance(10 * 60 * 1000 + 1);
   probe.state.gate = Promise.resolve();
   const takeover = await post(h, key, 'stuck', { item: 'vinyl' });
