@@ -92,9 +92,32 @@ function openSqlite(file: string): Db {
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite, counter) }),
   });
-  const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  trackChanges(db, () => (sqlite.open ? `${dataVersion.get()}:${counter.writes}` : null));
+  const othersCommits = commitsByOtherConnections(sqlite);
+  trackChanges(db, () => (sqlite.open ? `${othersCommits()}:${counter.writes}` : null));
   return db;
+}
+
+/**
+ * SQLite's data_version, which moves when another connection (the command line, another server
+ * process) commits. Reading it takes the WAL lock, a few microseconds, so it is read at most once per
+ * event-loop turn: a commit by another process is seen from the next turn on, which is the earliest
+ * any request could have been sent after it.
+ */
+function commitsByOtherConnections(sqlite: SqliteDatabase.Database): () => unknown {
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  let current: unknown;
+  let fresh = false;
+  const expire = () => {
+    fresh = false;
+  };
+  return () => {
+    if (!fresh) {
+      current = dataVersion.get();
+      fresh = true;
+      setImmediate(expire);
+    }
+    return current;
+  };
 }
 
 function openPostgres(url: string): Db {
