@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
@@ -7,7 +7,7 @@ import { addressAllowed, addressBucket } from '../lib/ip-allow-list.ts';
 import { authenticateKey } from '../modules/keys/keys.service.ts';
 import { cheapestPlanWithScope, PLANS, type Scope } from '../modules/plans/plans.catalog.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
-import './request-context.ts';
+import type { RouteAccess } from './request-context.ts';
 
 /** Failed authentications allowed per client address and minute. */
 const FAILED_AUTH_PER_MINUTE = 60;
@@ -77,22 +77,20 @@ export const authPlugin = fp(
       );
     }
 
-    app.addHook('onRequest', async (request, reply) => {
-      const config = request.routeOptions.config;
+    async function limitPerAddress(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      route: string,
+      perMinute: number,
+    ) {
       const nowMs = ctx.clock.now().getTime();
-      if (config?.perAddressPerMinute !== undefined) {
-        const decision = await hit(
-          request,
-          `addr:${request.routeOptions.url}:${addressBucket(request.ip)}`,
-          config.perAddressPerMinute,
-          nowMs,
-        );
-        setRateHeaders(reply, decision);
-        if (!decision.allowed) throw errors.rateLimited(retryAfterSeconds(decision, nowMs));
-      }
-      const access = config?.access;
-      if (access === undefined) return;
+      const decision = await hit(request, `addr:${route}:${addressBucket(request.ip)}`, perMinute, nowMs);
+      setRateHeaders(reply, decision);
+      if (!decision.allowed) throw errors.rateLimited(retryAfterSeconds(decision, nowMs));
+    }
 
+    async function authenticate(request: FastifyRequest, reply: FastifyReply, access: RouteAccess) {
+      const nowMs = ctx.clock.now().getTime();
       const token = bearerToken(request);
       const found = token ? await authenticateKey(ctx, token) : null;
       if (!found) return rejectFailedAuth(request, nowMs);
@@ -109,6 +107,21 @@ export const authPlugin = fp(
 
       request.auth = { ...found, rate };
       if (access !== 'any_key') checkScope(access, found.key.grantedScopes, found.effectiveScopes);
+    }
+
+    // Attached to the routes that declare access or a per-address limit, so public routes skip it
+    // and each hook knows its route's declaration without looking it up per request.
+    app.addHook('onRoute', (route) => {
+      const perMinute = route.config?.perAddressPerMinute;
+      const access = route.config?.access;
+      const hooks: onRequestHookHandler[] = [];
+      if (perMinute !== undefined) {
+        const { url } = route;
+        hooks.push((request, reply) => limitPerAddress(request, reply, url, perMinute));
+      }
+      if (access !== undefined) hooks.push((request, reply) => authenticate(request, reply, access));
+      if (hooks.length === 0) return;
+      route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), ...hooks];
     });
   },
   { name: 'auth' },
