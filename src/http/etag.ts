@@ -2,8 +2,32 @@ import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 function etagOf(payload: string | Buffer): string {
   return `"${hash('sha1', payload, 'base64url')}"`;
+}
+
+/** A serialized JSON body with its tag, for a route that keeps its answer between requests. */
+export interface Representation {
+  readonly json: string;
+  readonly etag: string;
+}
+
+export function representationOf(json: string): Representation {
+  return { json, etag: etagOf(json) };
+}
+
+/** A body as the route's response schema serializes it. */
+export function serializedBody(reply: FastifyReply, body: unknown): string {
+  const json = reply.serialize(body);
+  if (typeof json !== 'string') throw new Error('a JSON route serialized its body to binary');
+  return json;
+}
+
+/** Sends a kept representation as is: no second serialization, and the tag is not computed again. */
+export function sendRepresentation(reply: FastifyReply, representation: Representation): void {
+  reply.header('etag', representation.etag).type(JSON_CONTENT_TYPE).send(representation.json);
 }
 
 function matches(ifNoneMatch: string, etag: string): boolean {
@@ -13,15 +37,18 @@ function matches(ifNoneMatch: string, etag: string): boolean {
     .some((tag) => tag === etag || tag === '*');
 }
 
-async function conditionalGet(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  payload: unknown,
-): Promise<unknown> {
-  if (request.method !== 'GET' || reply.statusCode !== 200) return payload;
-  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+function tagOf(reply: FastifyReply, payload: string | Buffer): string {
+  const set = reply.getHeader('etag');
+  if (typeof set === 'string') return set;
   const etag = etagOf(payload);
   reply.header('etag', etag);
+  return etag;
+}
+
+function conditionalPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (request.method !== 'GET' || reply.statusCode !== 200) return payload;
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  const etag = tagOf(reply, payload);
   const ifNoneMatch = request.headers['if-none-match'];
   if (!ifNoneMatch || !matches(ifNoneMatch, etag)) return payload;
   reply.code(304);
@@ -30,7 +57,15 @@ async function conditionalGet(
   return '';
 }
 
-/** `ETag` on every 200 GET; a matching `If-None-Match` turns the answer into a bodiless 304. */
+// Callback style: a hook on every GET should not cost a promise.
+const conditionalGet: onSendHookHandler = (request, reply, payload, done) => {
+  done(null, conditionalPayload(request, reply, payload));
+};
+
+/**
+ * `ETag` on every 200 GET, from a hash of the body unless the route already tagged it; a matching
+ * `If-None-Match` turns the answer into a bodiless 304.
+ */
 export const etagPlugin = fp(
   async (app: FastifyInstance) => {
     // Attached to GET routes only, so other requests do not pay for the hook.
@@ -38,7 +73,7 @@ export const etagPlugin = fp(
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       if (!methods.includes('GET')) return;
       const existing = route.onSend ? [route.onSend].flat() : [];
-      route.onSend = [...existing, conditionalGet as onSendHookHandler];
+      route.onSend = [...existing, conditionalGet];
     });
   },
   { name: 'etag' },

@@ -90,6 +90,37 @@ test('/me shows per-label limit and commission overrides (Enterprise agreements)
   assert.equal(reset.plan.commission_rate, PLANS.enterprise.commission_rate);
 });
 
+test('/me is answered from what it showed until something it shows changes', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h, { plan: 'label' });
+  type Me = { plan: { key: string; usage: { members: number } } };
+  const first = await call(h, 'GET', '/api/v1/me', { key });
+  const again = await call(h, 'GET', '/api/v1/me', { key });
+  assert.equal(again.body, first.body);
+  assert.equal(again.headers.etag, first.headers.etag);
+  assert.equal(again.headers['content-type'], 'application/json; charset=utf-8');
+  const unchanged = await call(h, 'GET', '/api/v1/me', {
+    key,
+    headers: { 'if-none-match': String(first.headers.etag) },
+  });
+  assert.equal(unchanged.statusCode, 304);
+  assert.equal(unchanged.body, '');
+
+  await addMember(h.ctx, { labelId: label.id, login: 'ana', name: 'Ana', role: 'owner' });
+  const withMember = await call(h, 'GET', '/api/v1/me', {
+    key,
+    headers: { 'if-none-match': String(first.headers.etag) },
+  });
+  assert.equal(withMember.statusCode, 200);
+  assert.notEqual(withMember.headers.etag, first.headers.etag);
+  assert.equal((json(withMember) as Me).plan.usage.members, 1);
+
+  await updateLabel(h.ctx, label.id, { plan: 'pro' });
+  const upgraded = json(await call(h, 'GET', '/api/v1/me', { key })) as Me;
+  assert.equal(upgraded.plan.key, 'pro');
+  assert.equal(upgraded.plan.usage.members, 1);
+});
+
 test('GET /me/usage shows each limit with its use and the request budget', async (t) => {
   const h = await buildHarness(t);
   const { label, key } = await givenCaller(h, { plan: 'start', scopes: ['catalog:read'] });
