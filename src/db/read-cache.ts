@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../lib/maybe-promise.ts';
 import type { Db } from './database.ts';
 
 /**
@@ -25,7 +26,19 @@ interface CacheState<T> {
  */
 export function readCache<T>(maxEntries = 10_000) {
   const states = new WeakMap<Db, CacheState<T>>();
-  return async (db: Db, key: string, load: () => Promise<T>): Promise<T> => {
+
+  async function loadAndKeep(state: CacheState<T>, key: string, load: () => Promise<T>, keep: () => boolean) {
+    const value = await load();
+    // Keep the value only if nothing was written while it loaded.
+    if (keep()) {
+      if (state.entries.size >= maxEntries) state.entries.clear();
+      state.entries.set(key, value);
+    }
+    return value;
+  }
+
+  /** The kept value at once when there is one, else a promise of the loaded one. */
+  return (db: Db, key: string, load: () => Promise<T>): MaybePromise<T> => {
     const tokenOf = changeTokens.get(db);
     const token = tokenOf ? tokenOf() : null;
     if (!tokenOf || token === null) return load();
@@ -36,12 +49,6 @@ export function readCache<T>(maxEntries = 10_000) {
     }
     const cached = state.entries.get(key);
     if (cached !== undefined) return cached;
-    const value = await load();
-    // Keep the value only if nothing was written while it loaded.
-    if (tokenOf() === token) {
-      if (state.entries.size >= maxEntries) state.entries.clear();
-      state.entries.set(key, value);
-    }
-    return value;
+    return loadAndKeep(state, key, load, () => tokenOf() === token);
   };
 }

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
 import { errors } from '../errors.ts';
 import { addressAllowed, addressBucket } from '../lib/ip-allow-list.ts';
-import { authenticateKey } from '../modules/keys/keys.service.ts';
+import { chain, type MaybePromise, settle } from '../lib/maybe-promise.ts';
+import { type Authenticated, authenticateKey } from '../modules/keys/keys.service.ts';
 import { cheapestPlanWithScope, PLANS, type Scope } from '../modules/plans/plans.catalog.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
 import type { RouteAccess } from './request-context.ts';
@@ -38,30 +39,34 @@ export const authPlugin = fp(
     const { ctx, limiter, log } = opts;
     app.decorateRequest('auth', null);
 
-    /** Without its counters the service cannot keep its limits: it refuses rather than run unmetered. */
-    async function hit(request: FastifyRequest, bucket: string, limit: number, nowMs: number) {
-      try {
-        return await limiter.hit(bucket, limit, nowMs);
-      } catch (error) {
-        log?.error({ err: error, req_id: request.id }, 'rate limiter unavailable');
-        throw errors.unavailable('Rate limiting is unavailable; try again shortly');
-      }
+    function limiterUnavailable(request: FastifyRequest, error: unknown): never {
+      log?.error({ err: error, req_id: request.id }, 'rate limiter unavailable');
+      throw errors.unavailable('Rate limiting is unavailable; try again shortly');
     }
 
-    async function rejectFailedAuth(request: FastifyRequest, nowMs: number): Promise<never> {
-      const decision = await hit(
-        request,
-        `authfail:${addressBucket(request.ip)}`,
-        FAILED_AUTH_PER_MINUTE,
-        nowMs,
-      );
-      if (!decision.allowed) {
-        throw errors.rateLimited(
-          retryAfterSeconds(decision, nowMs),
-          'Too many failed authentications from this address',
-        );
+    /** Without its counters the service cannot keep its limits: it refuses rather than run unmetered. */
+    function hit(request: FastifyRequest, bucket: string, limit: number, nowMs: number) {
+      let decision: MaybePromise<RateDecision>;
+      try {
+        decision = limiter.hit(bucket, limit, nowMs);
+      } catch (error) {
+        return limiterUnavailable(request, error);
       }
-      throw errors.unauthorized();
+      if (!(decision instanceof Promise)) return decision;
+      return decision.catch((error: unknown) => limiterUnavailable(request, error));
+    }
+
+    function rejectFailedAuth(request: FastifyRequest, nowMs: number): MaybePromise<never> {
+      const bucket = `authfail:${addressBucket(request.ip)}`;
+      return chain(hit(request, bucket, FAILED_AUTH_PER_MINUTE, nowMs), (decision) => {
+        if (!decision.allowed) {
+          throw errors.rateLimited(
+            retryAfterSeconds(decision, nowMs),
+            'Too many failed authentications from this address',
+          );
+        }
+        throw errors.unauthorized();
+      });
     }
 
     function checkScope(scope: Scope, granted: readonly Scope[], effective: readonly Scope[]): void {
@@ -77,34 +82,73 @@ export const authPlugin = fp(
       );
     }
 
-    async function limitPerAddress(
+    function limitPerAddress(
       request: FastifyRequest,
       reply: FastifyReply,
       route: string,
       perMinute: number,
-    ) {
+    ): MaybePromise<void> {
       const nowMs = ctx.clock.now().getTime();
-      const decision = await hit(request, `addr:${route}:${addressBucket(request.ip)}`, perMinute, nowMs);
-      setRateHeaders(reply, decision);
-      if (!decision.allowed) throw errors.rateLimited(retryAfterSeconds(decision, nowMs));
+      const bucket = `addr:${route}:${addressBucket(request.ip)}`;
+      return chain(hit(request, bucket, perMinute, nowMs), (decision) => {
+        setRateHeaders(reply, decision);
+        if (!decision.allowed) throw errors.rateLimited(retryAfterSeconds(decision, nowMs));
+      });
     }
 
-    async function authenticate(request: FastifyRequest, reply: FastifyReply, access: RouteAccess) {
+    // The common case, a cached key and the in-process limiter, runs without a promise or a closure.
+    function authenticate(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      access: RouteAccess,
+    ): MaybePromise<void> {
       const nowMs = ctx.clock.now().getTime();
       const token = bearerToken(request);
-      const found = token ? await authenticateKey(ctx, token) : null;
+      const found = token ? authenticateKey(ctx, token) : null;
+      if (found instanceof Promise)
+        return found.then((loaded) => admit(request, reply, access, loaded, nowMs));
+      return admit(request, reply, access, found, nowMs);
+    }
+
+    function admit(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      access: RouteAccess,
+      found: Authenticated | null,
+      nowMs: number,
+    ): MaybePromise<void> {
       if (!found) return rejectFailedAuth(request, nowMs);
       if (found.workspace.sandbox) reply.header('x-sandbox', 'true');
       if (found.key.allowIps && !addressAllowed(found.key.allowIps, request.ip)) throw errors.ipNotAllowed();
-
       // An unlimited rate (an Enterprise agreement) is not counted, and has no headers to show.
       const perMinute = found.terms.limits.rate;
-      const rate = perMinute === null ? null : await hit(request, `key:${found.key.id}`, perMinute, nowMs);
-      if (rate) {
-        setRateHeaders(reply, rate);
-        if (!rate.allowed) throw errors.rateLimited(retryAfterSeconds(rate, nowMs));
+      if (perMinute === null) return grant(request, access, found, null);
+      const rate = hit(request, `key:${found.key.id}`, perMinute, nowMs);
+      if (rate instanceof Promise) {
+        return rate.then((decided) => spend(request, reply, access, found, decided, nowMs));
       }
+      return spend(request, reply, access, found, rate, nowMs);
+    }
 
+    function spend(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      access: RouteAccess,
+      found: Authenticated,
+      rate: RateDecision,
+      nowMs: number,
+    ): void {
+      setRateHeaders(reply, rate);
+      if (!rate.allowed) throw errors.rateLimited(retryAfterSeconds(rate, nowMs));
+      grant(request, access, found, rate);
+    }
+
+    function grant(
+      request: FastifyRequest,
+      access: RouteAccess,
+      found: Authenticated,
+      rate: RateDecision | null,
+    ) {
       request.auth = { ...found, rate };
       if (access !== 'any_key') checkScope(access, found.key.grantedScopes, found.effectiveScopes);
     }
@@ -117,9 +161,11 @@ export const authPlugin = fp(
       const hooks: onRequestHookHandler[] = [];
       if (perMinute !== undefined) {
         const { url } = route;
-        hooks.push((request, reply) => limitPerAddress(request, reply, url, perMinute));
+        hooks.push((request, reply, done) => settle(done, limitPerAddress, request, reply, url, perMinute));
       }
-      if (access !== undefined) hooks.push((request, reply) => authenticate(request, reply, access));
+      if (access !== undefined) {
+        hooks.push((request, reply, done) => settle(done, authenticate, request, reply, access));
+      }
       if (hooks.length === 0) return;
       route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), ...hooks];
     });

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import type { MaybePromise } from '../lib/maybe-promise.ts';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -18,16 +19,36 @@ export function representationOf(json: string): Representation {
   return { json, etag: etagOf(json) };
 }
 
+/** What turns a body into JSON by a route's response schema: the route's reply. */
+export type Serializer = Pick<FastifyReply, 'serialize'>;
+
 /** A body as the route's response schema serializes it. */
-export function serializedBody(reply: FastifyReply, body: unknown): string {
-  const json = reply.serialize(body);
+export function serializedBody(serializer: Serializer, body: unknown): string {
+  const json = serializer.serialize(body);
   if (typeof json !== 'string') throw new Error('a JSON route serialized its body to binary');
   return json;
 }
 
-/** Sends a kept representation as is: no second serialization, and the tag is not computed again. */
-export function sendRepresentation(reply: FastifyReply, representation: Representation): void {
-  reply.header('etag', representation.etag).type(JSON_CONTENT_TYPE).send(representation.json);
+function send(reply: FastifyReply, { json, etag }: Representation): void {
+  reply.header('etag', etag).type(JSON_CONTENT_TYPE).send(json);
+}
+
+async function sendWhenReady(reply: FastifyReply, pending: Promise<Representation>): Promise<void> {
+  send(reply, await pending);
+  await reply;
+}
+
+/**
+ * Sends a kept representation as is: no second serialization, and the tag is not computed again.
+ * A handler returns what this returns: nothing when it sent at once, else a promise of the sending.
+ */
+export function sendRepresentation(
+  reply: FastifyReply,
+  representation: MaybePromise<Representation>,
+): Promise<void> | undefined {
+  if (representation instanceof Promise) return sendWhenReady(reply, representation);
+  send(reply, representation);
+  return undefined;
 }
 
 function matches(ifNoneMatch: string, etag: string): boolean {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { MaybePromise } from '../lib/maybe-promise.ts';
 
 export const WINDOW_MS = 60_000;
 
@@ -16,7 +17,7 @@ export interface RateDecision {
  * were allowed in the 60 seconds before it. Exact, not an approximation from fixed windows.
  */
 export interface RateLimiter {
-  hit(bucket: string, limit: number, nowMs: number): Promise<RateDecision>;
+  hit(bucket: string, limit: number, nowMs: number): MaybePromise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -35,7 +36,7 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly logs = new Map<string, SlidingLog>();
   private lastSweepMs = 0;
 
-  async hit(bucket: string, limit: number, nowMs: number): Promise<RateDecision> {
+  hit(bucket: string, limit: number, nowMs: number): RateDecision {
     this.sweepIdleBuckets(nowMs);
     let log = this.logs.get(bucket);
     if (!log) {

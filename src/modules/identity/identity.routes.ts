@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
-import { sendRepresentation, serializedBody } from '../../http/etag.ts';
+import { sendRepresentation } from '../../http/etag.ts';
 import { authOf } from '../../http/request-context.ts';
 import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
 import { PLAN_KEYS, SCOPES, USAGE_NAMES } from '../plans/plans.catalog.ts';
 import { FeaturesSchema, LimitsSchema, UsageSchema } from '../plans/plans.schemas.ts';
-import { type CallerDocument, callerRepresentation, describeUsage } from './identity.service.ts';
+import { callerRepresentation, describeUsage } from './identity.service.ts';
 
 const ScopeList = Type.Array(StringEnum(SCOPES));
 
@@ -67,11 +67,7 @@ export function identityRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: MeBody },
         },
       },
-      async (request, reply) => {
-        const serialize = (document: CallerDocument) => serializedBody(reply, document);
-        sendRepresentation(reply, await callerRepresentation(ctx, authOf(request), serialize));
-        return reply;
-      },
+      (request, reply) => sendRepresentation(reply, callerRepresentation(ctx, authOf(request), reply)),
     );
 
     app.get(

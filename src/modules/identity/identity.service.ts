@@ -1,12 +1,11 @@
 import type { AppContext } from '../../context.ts';
 import { API_VERSION } from '../../http/conventions.ts';
-import { type Representation, representationOf } from '../../http/etag.ts';
+import { type Representation, representationOf, type Serializer, serializedBody } from '../../http/etag.ts';
 import { DOCS_PATH, OPENAPI_PATH } from '../../http/openapi.ts';
 import type { RequestAuth } from '../../http/request-context.ts';
+import type { MaybePromise } from '../../lib/maybe-promise.ts';
 import { USAGE_NAMES } from '../plans/plans.catalog.ts';
 import { usageOf } from '../plans/plans.service.ts';
-
-export type CallerDocument = Awaited<ReturnType<typeof describeCaller>>;
 
 /**
  * Keyed by the key object the key cache loaded: after any change to the database the next request
@@ -15,16 +14,18 @@ export type CallerDocument = Awaited<ReturnType<typeof describeCaller>>;
 const callerRepresentations = new WeakMap<RequestAuth['key'], Representation>();
 
 /** GET /me, serialized and tagged once for as long as nothing it shows has changed. */
-export async function callerRepresentation(
+export function callerRepresentation(
   ctx: AppContext,
   auth: RequestAuth,
-  serialize: (document: CallerDocument) => string,
-): Promise<Representation> {
+  serializer: Serializer,
+): MaybePromise<Representation> {
   const kept = callerRepresentations.get(auth.key);
   if (kept) return kept;
-  const representation = representationOf(serialize(await describeCaller(ctx, auth)));
-  callerRepresentations.set(auth.key, representation);
-  return representation;
+  return describeCaller(ctx, auth).then((document) => {
+    const representation = representationOf(serializedBody(serializer, document));
+    callerRepresentations.set(auth.key, representation);
+    return representation;
+  });
 }
 
 export async function describeCaller(ctx: AppContext, auth: RequestAuth) {

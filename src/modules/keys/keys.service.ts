@@ -5,6 +5,7 @@ import { readCache } from '../../db/read-cache.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { parseAllowEntry } from '../../lib/ip-allow-list.ts';
+import type { MaybePromise } from '../../lib/maybe-promise.ts';
 import { randomBase62 } from '../../lib/random.ts';
 import { ensureSandboxWorkspace, getLabel, type LabelRow } from '../labels/labels.service.ts';
 import { isScope, SCOPES, type Scope } from '../plans/plans.catalog.ts';
@@ -151,7 +152,7 @@ export async function revokeKey(ctx: AppContext, prefix: string): Promise<KeyVie
 const authenticatedKeys = readCache<Authenticated | null>();
 
 /** The key, its label and workspace, or null for a malformed, unknown or revoked key. */
-export async function authenticateKey(ctx: AppContext, presented: string): Promise<Authenticated | null> {
+export function authenticateKey(ctx: AppContext, presented: string): MaybePromise<Authenticated | null> {
   if (!KEY_PATTERN.test(presented)) return null;
   const keyHash = hashKey(presented);
   return authenticatedKeys(ctx.db, keyHash, () => loadAuthenticated(ctx, keyHash));
