@@ -2,7 +2,7 @@
 // `/logged` is a reference point: the same answer plus one JSON log line per request written the way
 // Labeldesk writes its own, which shows how much of the gap the request log alone accounts for.
 import Fastify from 'fastify';
-import pino from 'pino';
+import { createServerLog } from '../src/log.ts';
 
 const port = Number(process.env.PORT);
 if (!Number.isInteger(port) || port <= 0) {
@@ -13,7 +13,7 @@ if (!Number.isInteger(port) || port <= 0) {
 const app = Fastify({ logger: false });
 app.get('/', async () => ({ hello: 'world' }));
 
-const log = pino({ level: 'info' }, pino.destination({ dest: 1, sync: false }));
+const { log } = createServerLog();
 app.get(
   '/logged',
   {

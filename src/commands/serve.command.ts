@@ -1,9 +1,9 @@
-import pino from 'pino';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { deleteIdempotencyRowsBefore } from '../http/idempotency.store.ts';
 import { createRateLimiter } from '../http/rate-limiter.ts';
+import { createServerLog } from '../log.ts';
 import { countLabels } from '../modules/labels/labels.store.ts';
 import { openContext } from '../runtime.ts';
 import { loadTlsMaterial } from '../tls.ts';
@@ -35,10 +35,7 @@ export async function serve(): Promise<void> {
   const { config } = ctx;
   const tls = config.trustProxy ? null : await loadTlsMaterial(config);
   const limiter = createRateLimiter(config.redisUrl);
-  // Request lines are written asynchronously: a synchronous write per request costs the server
-  // more than most of its handlers. They are flushed on shutdown.
-  const logStream = pino.destination({ dest: 1, sync: false });
-  const log = pino({ level: 'info' }, logStream);
+  const { log, flushSync } = createServerLog();
   const app = await buildApp(ctx, {
     limiter,
     log,
@@ -52,7 +49,7 @@ export async function serve(): Promise<void> {
     await app.close();
     await limiter.close();
     await close();
-    logStream.flushSync();
+    flushSync();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,26 @@
+import pino, { type Logger } from 'pino';
+
+/** Lines are held until this much is waiting, so a busy server makes one write per batch of lines. */
+const BATCH_BYTES = 4096;
+/** And no line waits longer than this when the server is quiet. */
+const FLUSH_EVERY_MS = 1000;
+
+export interface ServerLog {
+  readonly log: Logger;
+  /** Writes what is waiting, before the process exits. */
+  flushSync(): void;
+}
+
+/**
+ * The server's log on standard output: one JSON line per request and the faults. Written
+ * asynchronously and in batches: a write per request costs the server more than most handlers.
+ */
+export function createServerLog(): ServerLog {
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: BATCH_BYTES,
+    periodicFlush: FLUSH_EVERY_MS,
+  });
+  return { log: pino({ level: 'info' }, destination), flushSync: () => destination.flushSync() };
+}
