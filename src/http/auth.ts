@@ -38,6 +38,7 @@ export const authPlugin = fp(
   async (app: FastifyInstance, opts: { ctx: AppContext; limiter: RateLimiter; log: Logger | null }) => {
     const { ctx, limiter, log } = opts;
     app.decorateRequest('auth', null);
+    app.decorateRequest('rate', null);
 
     function limiterUnavailable(request: FastifyRequest, error: unknown): never {
       log?.error({ err: error, req_id: request.id }, 'rate limiter unavailable');
@@ -149,7 +150,8 @@ export const authPlugin = fp(
       found: Authenticated,
       rate: RateDecision | null,
     ) {
-      request.auth = { ...found, rate };
+      request.auth = found;
+      request.rate = rate;
       if (access !== 'any_key') checkScope(access, found.key.grantedScopes, found.effectiveScopes);
     }
 

@@ -5,10 +5,8 @@ import type { RateDecision } from './rate-limiter.ts';
 /** What a route declares about access: a scope, any valid key, or (absent) public. */
 export type RouteAccess = Scope | 'any_key';
 
-export interface RequestAuth extends Authenticated {
-  /** This request's place in the key's rate budget; null where the rate is unlimited. */
-  rate: RateDecision | null;
-}
+/** The caller as the key cache loaded it: the same object for every request until the database changes. */
+export type RequestAuth = Authenticated;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,6 +17,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: RequestAuth | null;
+    /** This request's place in its key's rate budget; null where the rate is unlimited or the route public. */
+    rate: RateDecision | null;
   }
 }
 

@@ -81,7 +81,7 @@ export function identityRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: UsageBody },
         },
       },
-      async (request) => describeUsage(ctx, authOf(request)),
+      async (request) => describeUsage(ctx, authOf(request), request.rate),
     );
   };
 }

@@ -2,16 +2,17 @@ import type { AppContext } from '../../context.ts';
 import { API_VERSION } from '../../http/conventions.ts';
 import { type Representation, representationOf, type Serializer, serializedBody } from '../../http/etag.ts';
 import { DOCS_PATH, OPENAPI_PATH } from '../../http/openapi.ts';
+import type { RateDecision } from '../../http/rate-limiter.ts';
 import type { RequestAuth } from '../../http/request-context.ts';
 import type { MaybePromise } from '../../lib/maybe-promise.ts';
 import { USAGE_NAMES } from '../plans/plans.catalog.ts';
 import { usageOf } from '../plans/plans.service.ts';
 
 /**
- * Keyed by the key object the key cache loaded: after any change to the database the next request
- * loads a new one, so a kept document lives exactly as long as the rows and counts it shows.
+ * Keyed by the caller the key cache loaded: after any change to the database the next request loads
+ * a new one, so a kept document lives exactly as long as the rows and counts it shows.
  */
-const callerRepresentations = new WeakMap<RequestAuth['key'], Representation>();
+const callerRepresentations = new WeakMap<RequestAuth, Representation>();
 
 /** GET /me, serialized and tagged once for as long as nothing it shows has changed. */
 export function callerRepresentation(
@@ -19,11 +20,11 @@ export function callerRepresentation(
   auth: RequestAuth,
   serializer: Serializer,
 ): MaybePromise<Representation> {
-  const kept = callerRepresentations.get(auth.key);
+  const kept = callerRepresentations.get(auth);
   if (kept) return kept;
   return describeCaller(ctx, auth).then((document) => {
     const representation = representationOf(serializedBody(serializer, document));
-    callerRepresentations.set(auth.key, representation);
+    callerRepresentations.set(auth, representation);
     return representation;
   });
 }
@@ -56,8 +57,8 @@ export async function describeCaller(ctx: AppContext, auth: RequestAuth) {
   };
 }
 
-export async function describeUsage(ctx: AppContext, auth: RequestAuth) {
-  const { label, terms, rate } = auth;
+export async function describeUsage(ctx: AppContext, auth: RequestAuth, rate: RateDecision | null) {
+  const { label, terms } = auth;
   const usage = await usageOf(ctx.db, label.id);
   return {
     plan: terms.plan.key,
