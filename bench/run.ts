@@ -16,10 +16,12 @@ import {
   waitUntilAnswering,
 } from './children.ts';
 import { labeldeskEnv, non2xxLogLines, prepareDataDir, REPO_ROOT } from './labeldesk.ts';
-import { failuresOf, formatMegabytes, formatTable, goalLine, type Measured } from './report.ts';
+import { failuresOf, formatMegabytes, formatTable, goalLine, type Measured, type Round } from './report.ts';
 
 interface Settings {
+  /** Measured seconds per scenario and round. */
   durationS: number;
+  rounds: number;
   warmupS: number;
   connections: number;
   /** Where the Labeldesk child writes a V8 CPU profile, when set. */
@@ -51,7 +53,8 @@ function positiveNumber(name: string, fallback: number): number {
 
 function readSettings(): Settings {
   return {
-    durationS: positiveNumber('BENCH_DURATION', 10),
+    durationS: positiveNumber('BENCH_DURATION', 5),
+    rounds: Math.round(positiveNumber('BENCH_ROUNDS', 3)),
     warmupS: positiveNumber('BENCH_WARMUP', 2),
     connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 50)),
     profileDir: process.env.BENCH_PROFILE_DIR ? resolve(process.env.BENCH_PROFILE_DIR) : null,
@@ -109,19 +112,30 @@ async function expectOk(scenario: Scenario): Promise<void> {
   }
 }
 
-async function measure(scenario: Scenario, settings: Settings): Promise<Measured> {
+async function warmUp(scenario: Scenario, settings: Settings): Promise<void> {
   await expectOk(scenario);
-  process.stderr.write(`${scenario.name}: ${settings.warmupS} s warm-up, ${settings.durationS} s measured\n`);
-  // The warm-up lets V8 optimise the hot path and the connections open; its numbers are dropped.
+  // The warm-up lets V8 optimise the hot path; its numbers are dropped.
   await drive(scenario, settings, settings.warmupS);
+}
+
+async function measureRound(scenario: Scenario, settings: Settings): Promise<Round> {
   const cpuBefore = cpuTimeMs(scenario.server.child);
   const result = await drive(scenario, settings, settings.durationS);
   const cpuAfter = cpuTimeMs(scenario.server.child);
-  const cpuUsPerRequest =
-    cpuBefore !== null && cpuAfter !== null && result.requests.total > 0
-      ? ((cpuAfter - cpuBefore) * 1000) / result.requests.total
-      : null;
-  return { scenario: scenario.name, result, cpuUsPerRequest };
+  return { result, cpuMs: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null };
+}
+
+/** The scenarios take turns, round after round, so a slow spell of the machine is shared among them. */
+async function measureAll(scenarios: readonly Scenario[], settings: Settings): Promise<Measured[]> {
+  for (const scenario of scenarios) await warmUp(scenario, settings);
+  const measured: Measured[] = scenarios.map(({ name }) => ({ scenario: name, rounds: [] }));
+  for (let round = 1; round <= settings.rounds; round++) {
+    process.stderr.write(`round ${round} of ${settings.rounds}: ${settings.durationS} s per scenario\n`);
+    for (const [i, scenario] of scenarios.entries()) {
+      measured[i]?.rounds.push(await measureRound(scenario, settings));
+    }
+  }
+  return measured;
 }
 
 async function startHello(dir: string): Promise<Server> {
@@ -179,7 +193,7 @@ function printReport(measured: readonly Measured[], labeldesk: Child, hello: Chi
   if (!baseline || !me) throw new Error('the baseline and GET /me must both have run');
   const lines = [
     '',
-    formatTable(measured, baseline.result),
+    formatTable(measured, baseline),
     '',
     goalLine(me, baseline),
     `Peak RSS: labeldesk ${formatMegabytes(peakRssKb(labeldesk))}, hello ${formatMegabytes(peakRssKb(hello))}`,
@@ -201,10 +215,7 @@ async function benchmark(dir: string, settings: Settings, children: Child[]): Pr
     'x-forwarded-for': '192.0.2.1',
   });
 
-  const measured: Measured[] = [];
-  for (const scenario of scenariosFor(hello, labeldesk, key)) {
-    measured.push(await measure(scenario, settings));
-  }
+  const measured = await measureAll(scenariosFor(hello, labeldesk, key), settings);
   printReport(measured, labeldesk.child, hello.child);
 
   const failures = failuresOf(measured);
