@@ -53,8 +53,8 @@ function positiveNumber(name: string, fallback: number): number {
 
 function readSettings(): Settings {
   return {
-    durationS: positiveNumber('BENCH_DURATION', 5),
-    rounds: Math.round(positiveNumber('BENCH_ROUNDS', 3)),
+    durationS: positiveNumber('BENCH_DURATION', 4),
+    rounds: Math.round(positiveNumber('BENCH_ROUNDS', 5)),
     warmupS: positiveNumber('BENCH_WARMUP', 2),
     connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 50)),
     profileDir: process.env.BENCH_PROFILE_DIR ? resolve(process.env.BENCH_PROFILE_DIR) : null,
