@@ -5,10 +5,13 @@ const BATCH_BYTES = 4096;
 /** And no line waits longer than this when the server is quiet. */
 const FLUSH_EVERY_MS = 1000;
 
+/** How long shutdown waits for the last lines when standard output does not take them. */
+const FINAL_FLUSH_TIMEOUT_MS = 2000;
+
 export interface ServerLog {
   readonly log: Logger;
-  /** Writes what is waiting, before the process exits. */
-  flushSync(): void;
+  /** Writes what is waiting, including a write under way, before the process exits. */
+  flush(): Promise<void>;
 }
 
 /**
@@ -22,5 +25,11 @@ export function createServerLog(): ServerLog {
     minLength: BATCH_BYTES,
     periodicFlush: FLUSH_EVERY_MS,
   });
-  return { log: pino({ level: 'info' }, destination), flushSync: () => destination.flushSync() };
+  const flush = () =>
+    new Promise<void>((resolve) => {
+      setTimeout(resolve, FINAL_FLUSH_TIMEOUT_MS).unref();
+      // An fsync error (standard output is a pipe) still means the lines were handed over.
+      destination.flush(() => resolve());
+    });
+  return { log: pino({ level: 'info' }, destination), flush };
 }

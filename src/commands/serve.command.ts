@@ -35,7 +35,7 @@ export async function serve(): Promise<void> {
   const { config } = ctx;
   const tls = config.trustProxy ? null : await loadTlsMaterial(config);
   const limiter = createRateLimiter(config.redisUrl);
-  const { log, flushSync } = createServerLog();
+  const { log, flush } = createServerLog();
   const app = await buildApp(ctx, {
     limiter,
     log,
@@ -49,7 +49,7 @@ export async function serve(): Promise<void> {
     await app.close();
     await limiter.close();
     await close();
-    flushSync();
+    await flush();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

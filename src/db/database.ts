@@ -100,8 +100,9 @@ function openSqlite(file: string): Db {
 /**
  * SQLite's data_version, which moves when another connection (the command line, another server
  * process) commits. Reading it takes the WAL lock, a few microseconds, so it is read at most once per
- * event-loop turn: a commit by another process is seen from the next turn on, which is the earliest
- * any request could have been sent after it.
+ * event-loop turn: a commit by another process is seen from the next turn on. A request sent after
+ * the commit is read in a later turn; the exceptions are narrow (a request pipelined behind another
+ * on one connection and drained by the same read) and see the commit one turn late.
  */
 function commitsByOtherConnections(sqlite: SqliteDatabase.Database): () => unknown {
   const dataVersion = sqlite.prepare('pragma data_version').pluck();

@@ -48,13 +48,25 @@ export function toApiError(error: unknown, request?: FastifyRequest): ApiError {
 }
 
 /**
+ * The error shape, serialized here: a route's response schema for the same status (GET /status
+ * declares its own 503 body) must not be applied to an error.
+ */
+function sendError(reply: FastifyReply, apiError: ApiError): FastifyReply {
+  return reply
+    .code(apiError.status)
+    .headers(apiError.headers)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(apiError.body()));
+}
+
+/**
  * Errors Fastify raises before any hook runs (a path that is not valid URL encoding): same shape,
  * same standard headers.
  */
 export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const apiError = toApiError(error, request);
   setStandardHeaders(request, reply);
-  void reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
+  void sendError(reply, apiError);
 }
 
 /**
@@ -79,7 +91,7 @@ export const errorHandlerPlugin = fp(
     app.setErrorHandler((error, request, reply) => {
       const apiError = toApiError(error, request);
       if (apiError.status >= 500) opts.log?.error({ err: error, req_id: request.id }, 'unexpected fault');
-      return reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
+      return sendError(reply, apiError);
     });
 
     app.setNotFoundHandler((request, reply) => {
@@ -91,7 +103,7 @@ export const errorHandlerPlugin = fp(
       const apiError = wrongMethod
         ? errors.methodNotAllowed(request.method, allowed)
         : errors.notFound('Route');
-      return reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
+      return sendError(reply, apiError);
     });
   },
   { name: 'error-handler' },

@@ -4,6 +4,8 @@ import fp from 'fastify-plugin';
 import type { MaybePromise } from '../lib/maybe-promise.ts';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** HEAD answers as GET does, without the body. */
+const CONDITIONAL_METHODS: readonly string[] = ['GET', 'HEAD'];
 
 function etagOf(payload: string | Buffer): string {
   return `"${hash('sha1', payload, 'base64url')}"`;
@@ -58,6 +60,7 @@ function matches(ifNoneMatch: string, etag: string): boolean {
     .some((tag) => tag === etag || tag === '*');
 }
 
+/** A route may tag its answer itself, with a tag it derived from exactly this body (`representationOf`). */
 function tagOf(reply: FastifyReply, payload: string | Buffer): string {
   const set = reply.getHeader('etag');
   if (typeof set === 'string') return set;
@@ -67,7 +70,7 @@ function tagOf(reply: FastifyReply, payload: string | Buffer): string {
 }
 
 function conditionalPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
-  if (request.method !== 'GET' || reply.statusCode !== 200) return payload;
+  if (!CONDITIONAL_METHODS.includes(request.method) || reply.statusCode !== 200) return payload;
   if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
   const etag = tagOf(reply, payload);
   const ifNoneMatch = request.headers['if-none-match'];
@@ -84,17 +87,18 @@ const conditionalGet: onSendHookHandler = (request, reply, payload, done) => {
 };
 
 /**
- * `ETag` on every 200 GET, from a hash of the body unless the route already tagged it; a matching
+ * `ETag` on every 200 GET (and HEAD), from a hash of the body unless the route already tagged it; a matching
  * `If-None-Match` turns the answer into a bodiless 304.
  */
 export const etagPlugin = fp(
   async (app: FastifyInstance) => {
-    // Attached to GET routes only, so other requests do not pay for the hook.
+    // Attached to GET and HEAD routes only, so other requests do not pay for the hook.
     app.addHook('onRoute', (route) => {
-      const methods = Array.isArray(route.method) ? route.method : [route.method];
-      if (!methods.includes('GET')) return;
+      const methods: readonly string[] = Array.isArray(route.method) ? route.method : [route.method];
+      if (!methods.some((method) => CONDITIONAL_METHODS.includes(method))) return;
       const existing = route.onSend ? [route.onSend].flat() : [];
-      route.onSend = [...existing, conditionalGet];
+      // First among the route's own hooks: Fastify's HEAD hook, which drops the body, comes after it.
+      route.onSend = [conditionalGet, ...existing];
     });
   },
   { name: 'etag' },

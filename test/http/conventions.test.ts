@@ -81,6 +81,15 @@ test('GET 200 carries an ETag; If-None-Match with it gives 304 with no body', as
 
   const weak = await call(h, 'GET', '/api/v1/platforms', { key, headers: { 'if-none-match': `W/${etag}` } });
   assert.equal(weak.statusCode, 304);
+
+  const head = await call(h, 'HEAD', '/api/v1/platforms', { key });
+  assert.equal(head.statusCode, 200);
+  assert.equal(head.headers.etag, etag);
+  const headCached = await call(h, 'HEAD', '/api/v1/platforms', {
+    key,
+    headers: { 'if-none-match': String(etag) },
+  });
+  assert.equal(headCached.statusCode, 304);
 });
 
 test('error responses carry no ETag', async (t) => {

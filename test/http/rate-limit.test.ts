@@ -173,4 +173,11 @@ test('with the shared limiter unreachable, keyed requests get 503 unavailable, n
     error: 'Rate limiting is unavailable; try again shortly',
     code: 'unavailable',
   });
+  // GET /status declares a 503 body of its own; an error still answers in the error shape.
+  const status = await call(h, 'GET', '/api/v1/status');
+  assert.equal(status.statusCode, 503);
+  assert.deepEqual(json(status), {
+    error: 'Rate limiting is unavailable; try again shortly',
+    code: 'unavailable',
+  });
 });

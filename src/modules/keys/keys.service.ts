@@ -164,13 +164,14 @@ async function loadAuthenticated(ctx: AppContext, keyHash: string): Promise<Auth
   const sandbox = found.key.sandbox === 1;
   const workspaceId = sandbox ? found.sandboxWorkspaceId : found.label.id;
   if (workspaceId === null) return null;
-  const grantedScopes = parseScopes(found.key.scopes);
+  const grantedScopes = Object.freeze(parseScopes(found.key.scopes));
   const terms = termsOf(found.label);
-  return {
-    key: { ...found.key, grantedScopes, allowIps: parseAllowIps(found.key.allow_ips) },
-    label: found.label,
-    workspace: { id: workspaceId, labelId: found.label.id, sandbox },
-    terms,
-    effectiveScopes: grantedScopes.filter((scope) => terms.plan.scopes.includes(scope)),
-  };
+  // Every request of this key shares the object until the database changes: nobody may alter it.
+  return Object.freeze({
+    key: Object.freeze({ ...found.key, grantedScopes, allowIps: parseAllowIps(found.key.allow_ips) }),
+    label: Object.freeze(found.label),
+    workspace: Object.freeze({ id: workspaceId, labelId: found.label.id, sandbox }),
+    terms: Object.freeze({ ...terms, limits: Object.freeze(terms.limits) }),
+    effectiveScopes: Object.freeze(grantedScopes.filter((scope) => terms.plan.scopes.includes(scope))),
+  });
 }
