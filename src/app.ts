@@ -14,6 +14,7 @@ import { openapiPlugin } from './http/openapi.ts';
 import type { RateLimiter } from './http/rate-limiter.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
+import { lookupsRoutes } from './modules/lookups/lookups.routes.ts';
 import { plansRoutes } from './modules/plans/plans.routes.ts';
 import { platformsRoutes } from './modules/platforms/platforms.routes.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
@@ -67,6 +68,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
       await api.register(plansRoutes);
       await api.register(identityRoutes(ctx));
       await api.register(platformsRoutes);
+      await api.register(lookupsRoutes);
       await api.register(teamRoutes(ctx));
     },
     { prefix: '/api/v1' },

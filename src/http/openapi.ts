@@ -83,6 +83,7 @@ export const openapiPlugin = fp(
         tags: [
           { name: 'identity', description: 'Status, plans, the calling key and its label' },
           { name: 'team', description: "The label's staff and roles" },
+          { name: 'lookups', description: 'Reference lists for catalog fields' },
         ],
       },
       transform: documentRoute,

@@ -50,6 +50,10 @@ test('every operation has an id, a summary, its security and scope, and its erro
     'GET /api/v1/me': { scope: 'any_key', errors: ['401', '403', '429'] },
     'GET /api/v1/me/usage': { scope: 'any_key', errors: ['401', '403', '429'] },
     'GET /api/v1/platforms': { scope: 'any_key', errors: ['401', '403', '429'] },
+    'GET /api/v1/lookups/genres': { scope: 'any_key', errors: ['401', '403', '429'] },
+    'GET /api/v1/lookups/countries': { scope: 'any_key', errors: ['401', '403', '429'] },
+    'GET /api/v1/lookups/languages': { scope: 'any_key', errors: ['401', '403', '429'] },
+    'GET /api/v1/lookups/contributor-roles': { scope: 'any_key', errors: ['401', '403', '429'] },
     'GET /api/v1/team': { scope: 'team:read', errors: ['400', '401', '403', '429'] },
   };
   const seen: string[] = [];
