@@ -13,12 +13,19 @@ import { idempotencyPlugin } from './http/idempotency.ts';
 import { openapiPlugin } from './http/openapi.ts';
 import type { RateLimiter } from './http/rate-limiter.ts';
 import { ErrorBody } from './http/schemas.ts';
+import { artistsRoutes } from './modules/artists/artists.routes.ts';
+import { coversRoutes } from './modules/covers/covers.routes.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
 import { lookupsRoutes } from './modules/lookups/lookups.routes.ts';
+import { mediaRoutes } from './modules/media/media.routes.ts';
 import { plansRoutes } from './modules/plans/plans.routes.ts';
 import { platformsRoutes } from './modules/platforms/platforms.routes.ts';
+import { releasesRoutes } from './modules/releases/releases.routes.ts';
+import { reportsRoutes } from './modules/reports/reports.routes.ts';
+import { searchRoutes } from './modules/search/search.routes.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
 import { teamRoutes } from './modules/team/team.routes.ts';
+import { tracksRoutes } from './modules/tracks/tracks.routes.ts';
 
 /** JSON bodies above this are refused with 413 (uploads set their own limits). */
 export const JSON_BODY_LIMIT = 100 * 1024;
@@ -70,8 +77,15 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
       await api.register(platformsRoutes);
       await api.register(lookupsRoutes);
       await api.register(teamRoutes(ctx));
+      await api.register(artistsRoutes(ctx));
+      await api.register(releasesRoutes(ctx));
+      await api.register(coversRoutes(ctx));
+      await api.register(tracksRoutes(ctx));
+      await api.register(searchRoutes(ctx));
+      await api.register(reportsRoutes(ctx));
     },
     { prefix: '/api/v1' },
   );
+  await app.register(mediaRoutes(ctx));
   return app;
 }

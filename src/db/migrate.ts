@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as platform from './migrations/0001_platform.ts';
+import * as catalog from './migrations/0002_catalog.ts';
 import type { Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -7,7 +8,10 @@ interface DialectMigration {
 }
 
 /** In order; a migration's name never changes once it has shipped. */
-const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [['0001_platform', platform]];
+const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
+  ['0001_platform', platform],
+  ['0002_catalog', catalog],
+];
 
 class StaticMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}

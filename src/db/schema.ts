@@ -16,6 +16,8 @@ export interface LabelsTable {
   /** Set on a sandbox workspace: the id of the label it belongs to. */
   parent_id: number | null;
   created_at: string;
+  /** On a sandbox workspace: when the label's catalog was copied into it (once). */
+  sandbox_copied_at: Generated<string | null>;
 }
 
 export interface ApiKeysTable {
@@ -60,10 +62,118 @@ export interface ServiceMarksTable {
   at: string;
 }
 
+export interface ArtistsTable {
+  id: Generated<number>;
+  label_id: number;
+  name: string;
+  /** The name lowercased: case-insensitive uniqueness and search. */
+  name_key: string;
+  store_a_url: string | null;
+  store_b_url: string | null;
+  /** In a sandbox workspace: the id of the label's artist this row copies. */
+  copied_from: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReleasesTable {
+  id: Generated<number>;
+  label_id: number;
+  artist_id: number;
+  type: string;
+  title: string;
+  title_key: string;
+  version: string | null;
+  genre: string;
+  release_date: string;
+  original_release_date: string | null;
+  upc: string | null;
+  /** JSON: "worldwide" or an array of country codes. */
+  territories: string;
+  /** JSON array of {name}. */
+  featured_artists: string;
+  status: string;
+  review_status: string | null;
+  review_comment: string | null;
+  cover_hash: string | null;
+  cover_format: string | null;
+  cover_width: number | null;
+  cover_height: number | null;
+  cover_bytes: number | null;
+  /** JSON object: platform key to address. */
+  store_links: string;
+  copied_from: number | null;
+  created_at: string;
+  updated_at: string;
+  submitted_at: string | null;
+}
+
+export interface TracksTable {
+  id: Generated<number>;
+  label_id: number;
+  release_id: number;
+  number: number;
+  title: string;
+  title_key: string;
+  version: string | null;
+  version_type: string | null;
+  isrc: string | null;
+  explicit: number;
+  instrumental: number;
+  language: string | null;
+  preview_start_sec: number | null;
+  /** JSON arrays: [{name, roles}], [{name, role}], [{name}]. */
+  writers: string;
+  contributors: string;
+  featured: string;
+  lyrics_text: string | null;
+  /** JSON array of {time, text} when the lyrics are timed; null for plain text. */
+  lyrics_lines: string | null;
+  ai_service: string | null;
+  /** JSON array of element names. */
+  ai_elements: string | null;
+  audio_hash: string | null;
+  audio_format: string | null;
+  audio_filename: string | null;
+  /** bigint: PostgreSQL returns it as a string. */
+  audio_bytes: number | string | null;
+  duration_sec: number | null;
+  sample_rate: number | null;
+  bit_depth: number | null;
+  channels: number | null;
+  copied_from: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReleaseDspStatusesTable {
+  release_id: number;
+  label_id: number;
+  dsp: string;
+  stage: string;
+  detail: string | null;
+  updated_at: string;
+}
+
+export interface ReleaseHistoryTable {
+  id: Generated<number>;
+  label_id: number;
+  release_id: number;
+  status: string;
+  review_status: string | null;
+  comment: string | null;
+  at: string;
+}
+
 export interface Database {
   labels: LabelsTable;
   api_keys: ApiKeysTable;
   members: MembersTable;
   idempotency_keys: IdempotencyKeysTable;
   service_marks: ServiceMarksTable;
+  artists: ArtistsTable;
+  releases: ReleasesTable;
+  tracks: TracksTable;
+  release_dsp_statuses: ReleaseDspStatusesTable;
+  release_history: ReleaseHistoryTable;
 }

@@ -12,6 +12,8 @@ export interface Workspace {
   /** The real label: plan, terms and team belong to it. */
   readonly labelId: number;
   readonly sandbox: boolean;
+  /** False until a sandbox's first request has copied the label's catalog into it; true for a label. */
+  readonly catalogCopied: boolean;
 }
 
 /** Tables whose rows belong to one label (or sandbox) through `label_id`. */

@@ -170,7 +170,12 @@ async function loadAuthenticated(ctx: AppContext, keyHash: string): Promise<Auth
   return Object.freeze({
     key: Object.freeze({ ...found.key, grantedScopes, allowIps: parseAllowIps(found.key.allow_ips) }),
     label: Object.freeze(found.label),
-    workspace: Object.freeze({ id: workspaceId, labelId: found.label.id, sandbox }),
+    workspace: Object.freeze({
+      id: workspaceId,
+      labelId: found.label.id,
+      sandbox,
+      catalogCopied: !sandbox || found.sandboxCopied,
+    }),
     terms: Object.freeze({ ...terms, limits: Object.freeze(terms.limits) }),
     effectiveScopes: Object.freeze(grantedScopes.filter((scope) => terms.plan.scopes.includes(scope))),
   });

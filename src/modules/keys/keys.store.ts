@@ -47,6 +47,8 @@ export interface KeyWithLabel {
   label: LabelRow;
   /** Id of the label's sandbox workspace, if it has one. */
   sandboxWorkspaceId: number | null;
+  /** Whether the label's catalog has been copied into that sandbox. */
+  sandboxCopied: boolean;
 }
 
 /** The key, its label and the id of the label's sandbox in one query, prepared once: it runs on every request. */
@@ -65,7 +67,9 @@ const selectUnrevokedKeyByHash = preparedQuery((db: Db, keyHash: string) =>
       'l.commission_override as label_commission_override',
       'l.parent_id as label_parent_id',
       'l.created_at as label_created_at',
+      'l.sandbox_copied_at as label_sandbox_copied_at',
       's.id as sandbox_workspace_id',
+      's.sandbox_copied_at as sandbox_copied_at',
     ])
     .where('k.key_hash', '=', keyHash)
     .where('k.revoked_at', 'is', null),
@@ -83,7 +87,9 @@ export async function findUnrevokedKeyByHash(db: Db, keyHash: string): Promise<K
     label_commission_override,
     label_parent_id,
     label_created_at,
+    label_sandbox_copied_at,
     sandbox_workspace_id,
+    sandbox_copied_at,
     ...key
   } = row;
   return {
@@ -98,7 +104,9 @@ export async function findUnrevokedKeyByHash(db: Db, keyHash: string): Promise<K
       commission_override: label_commission_override,
       parent_id: label_parent_id,
       created_at: label_created_at,
+      sandbox_copied_at: label_sandbox_copied_at,
     },
     sandboxWorkspaceId: sandbox_workspace_id,
+    sandboxCopied: sandbox_copied_at !== null,
   };
 }

@@ -1,0 +1,104 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { errors } from '../../errors.ts';
+
+/**
+ * Stored media (covers, audio) live under `<data dir>/media/<kind>/<aa>/<sha256>.<ext>`: named by
+ * content, so a sandbox copy or a re-upload of the same bytes shares one file. A file is written to
+ * `media/tmp` first and renamed into place only once it is whole and checked, so a failed or
+ * refused upload leaves nothing behind.
+ */
+export type MediaKind = 'covers' | 'audio';
+
+export interface ReceivedFile {
+  /** Where the bytes are until they are kept or discarded. */
+  readonly tempPath: string;
+  readonly sha256: string;
+  readonly bytes: number;
+}
+
+export function mediaRoot(dataDir: string): string {
+  return join(dataDir, 'media');
+}
+
+export function mediaPath(dataDir: string, kind: MediaKind, sha256: string, ext: string): string {
+  return join(mediaRoot(dataDir), kind, sha256.slice(0, 2), `${sha256}.${ext}`);
+}
+
+class TooLarge extends Error {}
+
+/**
+ * Streams `source` to a temporary file, hashing and counting as it goes; beyond `maxBytes` the
+ * transfer stops, the partial file is removed and 413 `payload_too_large` is thrown.
+ */
+export async function receiveToTemp(
+  dataDir: string,
+  source: Readable,
+  maxBytes: number,
+  what: string,
+): Promise<ReceivedFile> {
+  const tempPath = join(mediaRoot(dataDir), 'tmp', `${Date.now()}-${randomBytes(8).toString('hex')}`);
+  await mkdir(dirname(tempPath), { recursive: true });
+  const hash = createHash('sha256');
+  let bytes = 0;
+  try {
+    await pipeline(
+      source,
+      async function* count(chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          bytes += chunk.length;
+          if (bytes > maxBytes) throw new TooLarge();
+          hash.update(chunk);
+          yield chunk;
+        }
+      },
+      createWriteStream(tempPath),
+    );
+  } catch (error) {
+    await rm(tempPath, { force: true });
+    if (error instanceof TooLarge) {
+      throw errors.payloadTooLarge(`${what} is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`);
+    }
+    throw error;
+  }
+  return { tempPath, sha256: hash.digest('hex'), bytes };
+}
+
+/** Moves a checked upload into its content-addressed place; the same content already there is kept. */
+export async function keepFile(
+  dataDir: string,
+  file: ReceivedFile,
+  kind: MediaKind,
+  ext: string,
+): Promise<string> {
+  const target = mediaPath(dataDir, kind, file.sha256, ext);
+  await mkdir(dirname(target), { recursive: true });
+  await rename(file.tempPath, target);
+  return target;
+}
+
+export async function discardFile(file: ReceivedFile): Promise<void> {
+  await rm(file.tempPath, { force: true });
+}
+
+export async function fileExists(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Removes a stored file; callers check first that no row refers to it any more. */
+export async function removeStoredFile(
+  dataDir: string,
+  kind: MediaKind,
+  sha256: string,
+  ext: string,
+): Promise<void> {
+  await rm(mediaPath(dataDir, kind, sha256, ext), { force: true });
+}

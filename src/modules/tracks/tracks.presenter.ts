@@ -1,0 +1,86 @@
+import type { Selectable } from 'kysely';
+import type { TracksTable } from '../../db/schema.ts';
+import type { Workspace } from '../../db/scope.ts';
+import { AI_ELEMENTS, type AiElement } from './tracks.schemas.ts';
+
+export type TrackRow = Selectable<TracksTable>;
+
+export interface TrackView {
+  id: number;
+  release_id: number;
+  number: number;
+  title: string;
+  version: string | null;
+  version_type: string | null;
+  isrc: string | null;
+  explicit: boolean;
+  instrumental: boolean;
+  language: string | null;
+  preview_start_sec: number | null;
+  lyrics: string | null;
+  writers: Array<{ name: string; roles: string[] }>;
+  contributors: Array<{ name: string; role: string }>;
+  featured: Array<{ name: string }>;
+  audio: {
+    filename: string;
+    bytes: number;
+    duration_sec: number;
+    sample_rate: number;
+    bit_depth: number | null;
+    channels: number;
+  } | null;
+  ai: { service: string; elements: AiElement[] } | null;
+  sandbox?: true;
+  created_at: string;
+  updated_at: string;
+}
+
+function parseJsonArray<T>(json: string | null): T[] {
+  if (json === null) return [];
+  const parsed: unknown = JSON.parse(json);
+  return Array.isArray(parsed) ? (parsed as T[]) : [];
+}
+
+function isAiElement(value: unknown): value is AiElement {
+  return typeof value === 'string' && (AI_ELEMENTS as readonly string[]).includes(value);
+}
+
+function audioOf(row: TrackRow): TrackView['audio'] {
+  if (row.audio_hash === null || row.audio_filename === null) return null;
+  return {
+    filename: row.audio_filename,
+    bytes: Number(row.audio_bytes ?? 0),
+    duration_sec: row.duration_sec ?? 0,
+    sample_rate: row.sample_rate ?? 0,
+    bit_depth: row.bit_depth,
+    channels: row.channels ?? 0,
+  };
+}
+
+export function presentTrack(row: TrackRow, workspace: Workspace): TrackView {
+  return {
+    id: row.id,
+    release_id: row.release_id,
+    number: row.number,
+    title: row.title,
+    version: row.version,
+    version_type: row.version_type,
+    isrc: row.isrc,
+    explicit: row.explicit === 1,
+    instrumental: row.instrumental === 1,
+    language: row.language,
+    preview_start_sec: row.preview_start_sec,
+    lyrics: row.lyrics_text,
+    writers: parseJsonArray(row.writers),
+    contributors: parseJsonArray(row.contributors),
+    featured: parseJsonArray(row.featured),
+    audio: audioOf(row),
+    ai:
+      row.ai_service === null
+        ? null
+        : { service: row.ai_service, elements: parseJsonArray<unknown>(row.ai_elements).filter(isAiElement) },
+    ...(workspace.sandbox && { sandbox: true as const }),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

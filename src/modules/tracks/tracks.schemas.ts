@@ -1,0 +1,55 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
+
+export const AI_ELEMENTS = ['vocals', 'instrumentation', 'composition', 'lyrics', 'production'] as const;
+export type AiElement = (typeof AI_ELEMENTS)[number];
+
+export const Writer = Type.Object({
+  name: Type.String(),
+  roles: Type.Array(Type.String(), { examples: [['Composer', 'Lyricist']] }),
+});
+
+export const Contributor = Type.Object({
+  name: Type.String(),
+  role: Type.String({ examples: ['Producer'] }),
+});
+
+export const FeaturedArtist = Type.Object({ name: Type.String() });
+
+export const TrackAudio = Type.Object({
+  filename: Type.String({ examples: ['night-drive.wav'] }),
+  bytes: Type.Integer({ minimum: 0 }),
+  duration_sec: Type.Number({ minimum: 0 }),
+  sample_rate: Type.Integer({ examples: [44100] }),
+  bit_depth: Nullable(Type.Integer({ examples: [24] })),
+  channels: Type.Integer({ examples: [2] }),
+});
+
+/** The track card: in a release's `tracks`, in track responses, and (with `release`) in /tracks. */
+export const Track = Type.Object({
+  id: Type.Integer(),
+  release_id: Type.Integer(),
+  number: Type.Integer({ minimum: 1 }),
+  title: Type.String(),
+  version: Nullable(Type.String()),
+  version_type: Nullable(Type.String()),
+  isrc: Nullable(Type.String({ examples: ['USRC17607839'] })),
+  explicit: Type.Boolean(),
+  instrumental: Type.Boolean(),
+  language: Nullable(Type.String({ examples: ['en'] })),
+  preview_start_sec: Nullable(Type.Number({ minimum: 0 })),
+  lyrics: Nullable(Type.String({ description: 'Plain text; the timed forms are at /lyrics' })),
+  writers: Type.Array(Writer),
+  contributors: Type.Array(Contributor),
+  featured: Type.Array(FeaturedArtist),
+  audio: Nullable(TrackAudio),
+  ai: Nullable(
+    Type.Object({
+      service: Type.String(),
+      elements: Type.Array(StringEnum(AI_ELEMENTS)),
+    }),
+  ),
+  sandbox: Type.Optional(Type.Literal(true)),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
