@@ -16,7 +16,14 @@ export async function givenArtist(
   const name = input.name ?? 'Mira Vale';
   return h.ctx.db
     .insertInto('artists')
-    .values({ label_id: workspaceId, name, name_key: searchKey(name), created_at: at, updated_at: at, ...input })
+    .values({
+      label_id: workspaceId,
+      name,
+      name_key: searchKey(name),
+      created_at: at,
+      updated_at: at,
+      ...input,
+    })
     .returning(['id', 'name'])
     .executeTakeFirstOrThrow();
 }

@@ -68,7 +68,12 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   for (const [name, columns] of releaseIndexes) {
     await db.schema.createIndex(name).on('releases').columns(columns).execute();
   }
-  await db.schema.createIndex('releases_label_upc').unique().on('releases').columns(['label_id', 'upc']).execute();
+  await db.schema
+    .createIndex('releases_label_upc')
+    .unique()
+    .on('releases')
+    .columns(['label_id', 'upc'])
+    .execute();
 
   await withIdColumn(db.schema.createTable('tracks'), dialect)
     .addColumn('label_id', 'integer', (col) => col.notNull().references('labels.id').onDelete('cascade'))
@@ -104,7 +109,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', 'text', (col) => col.notNull())
     .addColumn('updated_at', 'text', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('tracks_release_number').on('tracks').columns(['release_id', 'number']).execute();
+  await db.schema
+    .createIndex('tracks_release_number')
+    .on('tracks')
+    .columns(['release_id', 'number'])
+    .execute();
   await db.schema.createIndex('tracks_label_isrc').on('tracks').columns(['label_id', 'isrc']).execute();
   await db.schema.createIndex('tracks_label_id').on('tracks').columns(['label_id', 'id']).execute();
   await db.schema.createIndex('tracks_audio_hash').on('tracks').column('audio_hash').execute();

@@ -16,12 +16,18 @@ export async function loadRelease(db: Db, workspace: Workspace, id: number): Pro
 /** 409 `conflict` unless the release is still a draft. */
 export function assertDraft(release: ReleaseRow, action: string): void {
   if (release.status !== 'draft') {
-    throw errors.conflict(`${action} is only possible while the release is a draft (it is ${release.status})`);
+    throw errors.conflict(
+      `${action} is only possible while the release is a draft (it is ${release.status})`,
+    );
   }
 }
 
 /** Track, cover and credit changes change the release too: `updated_since` must find it. */
-export async function touchRelease(db: Db, workspace: Workspace, releaseId: number, at: string): Promise<void> {
+export async function touchRelease(
+  db: Db,
+  workspace: Workspace,
+  releaseId: number,
+  at: string,
+): Promise<void> {
   await updateRelease(db, workspace.id, releaseId, { updated_at: at });
 }
-
