@@ -3,12 +3,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_VERSION } from './conventions.ts';
-import { ErrorBody } from './schemas.ts';
+import { ErrorResponse } from './schemas.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/api/v1/docs';
-
-const errorResponse = (description: string) => ({ description, $ref: `${ErrorBody.$id}#` });
 
 const RATE_HEADERS_NOTE =
   'Keyed responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset; every response carries X-API-Version and Cache-Control: no-store.';
@@ -26,7 +24,7 @@ function documentRoute({ schema, url, route }: { schema: FastifySchema; url: str
   const access = route.config?.access;
   const responses: Record<string, unknown> = { ...(doc.response ?? {}) };
   const add = (status: string, description: string) => {
-    if (!(status in responses)) responses[status] = errorResponse(description);
+    if (!(status in responses)) responses[status] = ErrorResponse(description);
   };
   if (doc.querystring || doc.body || doc.params)
     add('400', 'Invalid input: `code: invalid` with the offending `field`');

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 
 /** Shared TypeBox schemas: they validate requests, serialize responses and become the OpenAPI document. */
 export const DateTime = Type.String({
@@ -11,7 +11,19 @@ export const DateTime = Type.String({
 export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * A validated request part as its schema's static type. Fastify's type provider infers request
+ * types with TypeBox 1.x, which reads our string enums as `unknown`; validation has already run.
+ */
+export function validated<S extends TSchema>(_schema: S, value: unknown): Static<S> {
+  return value as Static<S>;
+}
+
+/**
+ * The value or null. Null is tried first: the validator coerces types, and tried second it would
+ * turn a JSON null into "" or 0 for the first branch instead of keeping it null.
+ */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([Type.Null(), schema]);
 
 export const ErrorBody = Type.Object(
   {
@@ -42,3 +54,17 @@ export const ErrorBody = Type.Object(
     ],
   },
 );
+
+/** An object id: ids are 32-bit on PostgreSQL, so a larger number is refused as invalid, not passed to the database. */
+export const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+
+/** Path parameters of a route on one object. */
+export const IdParams = Type.Object({ id: Id });
+
+export const OkBody = Type.Object({ ok: Type.Literal(true) });
+
+/**
+ * An error response a route documents beyond those every keyed route has (409, 413, 415, 428):
+ * the shared Error schema with what the status means here.
+ */
+export const ErrorResponse = (description: string) => Type.Unsafe({ $ref: 'Error#', description });

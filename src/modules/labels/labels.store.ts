@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { type Dialect, forUpdate } from '../../db/portable.ts';
 import type { LabelsTable } from '../../db/schema.ts';
 
 export type LabelRow = Selectable<LabelsTable>;
@@ -37,4 +38,9 @@ export async function countLabels(db: Db): Promise<number> {
 
 export async function updateLabelRow(db: Db, id: number, patch: Updateable<LabelsTable>): Promise<LabelRow> {
   return db.updateTable('labels').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Holds the label's row for the transaction, so that limit checks of one label run one at a time. */
+export async function lockLabel(db: Db, dialect: Dialect, id: number): Promise<void> {
+  await forUpdate(db.selectFrom('labels').select('id').where('id', '=', id), dialect).execute();
 }

@@ -43,13 +43,21 @@ async function loadUsage(db: Db, labelId: number): Promise<Usage> {
   return Object.fromEntries(USAGE_NAMES.map((name) => [name, Number(counts[name] ?? 0)])) as Usage;
 }
 
-/** Throws 403 `plan_limit` unless `adding` more of `name` fit in the label's limit. */
-export async function enforceLimit(db: Db, label: LabelRow, name: UsageName, adding = 1): Promise<void> {
+/**
+ * Throws 403 `plan_limit` unless one more of `name` fits in the label's limit. `workspaceId` is
+ * where it is counted: the label itself, or its sandbox, which has the same limits on its own copy.
+ */
+export async function enforceLimit(
+  db: Db,
+  label: LabelRow,
+  name: UsageName,
+  workspaceId: number = label.id,
+): Promise<void> {
   const terms = termsOf(label);
   const limit = terms.limits[name];
   if (limit === null) return;
-  const used = await countUsage(db, name, label.id);
-  if (used + adding <= limit) return;
+  const used = await countUsage(db, name, workspaceId);
+  if (used < limit) return;
   throw errors.planLimit({
     plan: terms.plan.key,
     limit: name,

@@ -1,7 +1,9 @@
 import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { countFor, type LabelCount } from '../../db/scope.ts';
+import { artistCount } from '../artists/artists.store.ts';
 import { liveKeyCount } from '../keys/keys.store.ts';
+import { releaseCount } from '../releases/releases.store.ts';
 import { memberCount } from '../team/team.store.ts';
 import { USAGE_NAMES, type UsageName } from './plans.catalog.ts';
 
@@ -10,8 +12,8 @@ const noneStoredYet: LabelCount = (eb) => eb.val(0);
 
 /** Where each limit's use is counted; always for the label itself, never its sandbox. */
 const USAGE_COUNTS: Record<UsageName, LabelCount> = {
-  releases: noneStoredYet,
-  artists: noneStoredYet,
+  releases: releaseCount,
+  artists: artistCount,
   members: memberCount,
   links: noneStoredYet,
   api_keys: liveKeyCount,

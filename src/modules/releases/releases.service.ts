@@ -1,10 +1,43 @@
+import type { Static } from '@sinclair/typebox';
+import { isoNow } from '../../clock.ts';
+import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import { findRelease, type ReleaseRow, updateRelease } from './releases.store.ts';
-
-export const RELEASE_STATUSES = ['draft', 'submitting', 'submitted', 'live', 'failed', 'takedown'] as const;
-export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
+import type { PageRequest } from '../../http/pagination.ts';
+import { isCalendarDate } from '../../lib/dates.ts';
+import { isValidUpc } from '../../lib/gtin.ts';
+import { searchKey } from '../../lib/text.ts';
+import { findArtistRow } from '../artists/artists.store.ts';
+import type { Authenticated } from '../keys/keys.service.ts';
+import { lockLabel } from '../labels/labels.store.ts';
+import { COUNTRIES, GENRES } from '../lookups/lookups.catalog.ts';
+import { removeUnusedMedia } from '../media/media.cleanup.ts';
+import { enforceLimit } from '../plans/plans.service.ts';
+import {
+  type HistoryView,
+  presentReleaseCard,
+  presentReleaseListItem,
+  type ReleaseCardView,
+  type ReleaseListView,
+} from './releases.presenter.ts';
+import type { CreateReleaseBody, PatchReleaseBody, ReleaseSort } from './releases.schemas.ts';
+import {
+  deleteRelease,
+  findRelease,
+  findReleaseByUpc,
+  findReleaseListRow,
+  insertHistory,
+  insertRelease,
+  listDspStatuses,
+  listHistory,
+  listReleases,
+  listReleaseTracks,
+  type ReleaseFilter,
+  type ReleaseRow,
+  updateRelease,
+} from './releases.store.ts';
 
 /** The release in the caller's workspace, or 404 (also for another label's id). */
 export async function loadRelease(db: Db, workspace: Workspace, id: number): Promise<ReleaseRow> {
@@ -30,4 +63,239 @@ export async function touchRelease(
   at: string,
 ): Promise<void> {
   await updateRelease(db, workspace.id, releaseId, { updated_at: at });
+}
+
+export async function releaseCard(
+  ctx: AppContext,
+  workspace: Workspace,
+  id: number,
+): Promise<ReleaseCardView> {
+  const row = await findReleaseListRow(ctx.db, workspace.id, id);
+  if (!row) throw errors.notFound('Release');
+  const [tracks, dspStatuses] = await Promise.all([
+    listReleaseTracks(ctx.db, workspace.id, id),
+    listDspStatuses(ctx.db, workspace.id, id),
+  ]);
+  return presentReleaseCard(row, tracks, dspStatuses, workspace, ctx.config.baseUrl);
+}
+
+export async function releasePage(
+  ctx: AppContext,
+  workspace: Workspace,
+  filter: ReleaseFilter,
+  sort: ReleaseSort,
+  page: PageRequest,
+): Promise<{ releases: ReleaseListView[]; total: number }> {
+  const { rows, total } = await listReleases(ctx.db, workspace.id, filter, sort, page);
+  return { releases: rows.map((row) => presentReleaseListItem(row, workspace, ctx.config.baseUrl)), total };
+}
+
+function requireText(field: string, value: string): string {
+  const text = value.trim();
+  if (!text) throw errors.invalid(field, `${field} must not be empty`);
+  return text;
+}
+
+function checkGenre(genre: string): string {
+  if (!(GENRES as readonly string[]).includes(genre)) {
+    throw errors.invalid('genre', 'genre must be one of the names listed by GET /api/v1/lookups/genres');
+  }
+  return genre;
+}
+
+function checkDate(field: string, value: string): string {
+  if (!isCalendarDate(value)) throw errors.invalid(field, `${field} must be a calendar date YYYY-MM-DD`);
+  return value;
+}
+
+function checkUpc(value: string | null): string | null {
+  if (value === null) return null;
+  const upc = value.trim();
+  if (!isValidUpc(upc)) {
+    throw errors.invalid('upc', 'upc must be a 12-digit UPC-A or 13-digit EAN-13 with a correct check digit');
+  }
+  return upc;
+}
+
+const COUNTRY_CODES = new Set(COUNTRIES.map((country) => country.code));
+
+function checkTerritories(value: 'worldwide' | string[]): string {
+  if (value === 'worldwide') return JSON.stringify('worldwide');
+  const codes = [...new Set(value.map((code) => code.trim().toUpperCase()))];
+  if (codes.length === 0)
+    throw errors.invalid('territories', 'territories must be "worldwide" or at least one country code');
+  const unknown = codes.find((code) => !COUNTRY_CODES.has(code));
+  if (unknown !== undefined) {
+    throw errors.invalid('territories', `${unknown} is not an ISO 3166-1 alpha-2 country code`);
+  }
+  return JSON.stringify(codes);
+}
+
+function checkFeatured(value: Array<{ name: string }>): string {
+  return JSON.stringify(value.map((artist) => ({ name: requireText('featured_artists', artist.name) })));
+}
+
+/** 409 when another release of the workspace already carries the UPC. */
+async function assertUpcFree(
+  db: Db,
+  workspace: Workspace,
+  upc: string | null,
+  releaseId?: number,
+): Promise<void> {
+  if (upc === null) return;
+  const holder = await findReleaseByUpc(db, workspace.id, upc);
+  if (holder && holder.id !== releaseId) throw upcTaken(holder.id);
+}
+
+function upcTaken(releaseId: number | null) {
+  return errors.conflict('Another release of this label has this UPC', {
+    field: 'upc',
+    ...(releaseId !== null && { release_id: releaseId }),
+  });
+}
+
+async function translateUpcRace<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw upcTaken(null);
+    throw error;
+  }
+}
+
+function nextSteps(baseUrl: string, id: number): string[] {
+  const path = `${baseUrl}/api/v1/releases/${id}`;
+  return [
+    `PUT ${path}/cover with the cover image (JPG or PNG, square, at least 1400 px; 3000x3000 preferred)`,
+    `POST ${path}/tracks for each track: multipart with the audio file (WAV or FLAC) in field "audio" and the track's title`,
+    `PUT ${path}/tracks/{trackId}/credits so that every track has at least one contributor`,
+    `POST ${path}/submit with {"confirm_rights": true} to send the release to moderation`,
+  ];
+}
+
+export async function createRelease(
+  ctx: AppContext,
+  auth: Authenticated,
+  body: Static<typeof CreateReleaseBody>,
+): Promise<ReleaseCardView & { next_steps: string[] }> {
+  const { workspace } = auth;
+  const title = requireText('title', body.title);
+  const row = {
+    type: body.type,
+    title,
+    title_key: searchKey(title),
+    version: body.version?.trim() || null,
+    genre: checkGenre(body.genre),
+    release_date: checkDate('release_date', body.release_date),
+    original_release_date:
+      body.original_release_date == null
+        ? null
+        : checkDate('original_release_date', body.original_release_date),
+    upc: checkUpc(body.upc ?? null),
+    territories: checkTerritories(body.territories ?? 'worldwide'),
+    featured_artists: checkFeatured(body.featured_artists ?? []),
+  };
+  const at = isoNow(ctx.clock);
+  const id = await translateUpcRace(() =>
+    ctx.db.transaction().execute(async (trx) => {
+      await lockLabel(trx, ctx.dialect, workspace.id);
+      const artist = await findArtistRow(trx, workspace.id, body.artist_id);
+      if (!artist) throw errors.invalid('artist_id', 'No artist with this id in this label');
+      await assertUpcFree(trx, workspace, row.upc);
+      await enforceLimit(trx, auth.label, 'releases', workspace.id);
+      const release = await insertRelease(trx, {
+        ...row,
+        label_id: workspace.id,
+        artist_id: artist.id,
+        store_links: '{}',
+        status: 'draft',
+        review_status: null,
+        review_comment: null,
+        copied_from: null,
+        created_at: at,
+        updated_at: at,
+        submitted_at: null,
+      });
+      await insertHistory(trx, { label_id: workspace.id, release_id: release.id, status: 'draft', at });
+      return release.id;
+    }),
+  );
+  const card = await releaseCard(ctx, workspace, id);
+  return { ...card, next_steps: nextSteps(ctx.config.baseUrl, id) };
+}
+
+export async function patchRelease(
+  ctx: AppContext,
+  workspace: Workspace,
+  id: number,
+  body: Static<typeof PatchReleaseBody>,
+): Promise<ReleaseCardView> {
+  await translateUpcRace(() =>
+    ctx.db.transaction().execute(async (trx) => {
+      const release = await loadRelease(trx, workspace, id);
+      assertDraft(release, 'Editing');
+      const changes = releaseChanges(body);
+      if (changes.upc !== undefined) await assertUpcFree(trx, workspace, changes.upc, id);
+      await updateRelease(trx, workspace.id, id, { ...changes, updated_at: isoNow(ctx.clock) });
+    }),
+  );
+  return releaseCard(ctx, workspace, id);
+}
+
+function releaseChanges(body: Static<typeof PatchReleaseBody>): Partial<ReleaseRow> {
+  const changes: Partial<ReleaseRow> = {};
+  if (body.title !== undefined) {
+    changes.title = requireText('title', body.title);
+    changes.title_key = searchKey(changes.title);
+  }
+  if (body.version !== undefined) changes.version = body.version?.trim() || null;
+  if (body.genre !== undefined) changes.genre = checkGenre(body.genre);
+  if (body.release_date !== undefined) changes.release_date = checkDate('release_date', body.release_date);
+  if (body.original_release_date !== undefined) {
+    changes.original_release_date =
+      body.original_release_date === null
+        ? null
+        : checkDate('original_release_date', body.original_release_date);
+  }
+  if (body.upc !== undefined) changes.upc = checkUpc(body.upc);
+  if (body.territories !== undefined) changes.territories = checkTerritories(body.territories);
+  return changes;
+}
+
+/** Drafts, and anything in the sandbox, may be deleted; what was sent to platforms stays. */
+export async function removeRelease(ctx: AppContext, workspace: Workspace, id: number): Promise<void> {
+  const { cover, audio } = await ctx.db.transaction().execute(async (trx) => {
+    const release = await loadRelease(trx, workspace, id);
+    if (!workspace.sandbox) assertDraft(release, 'Deleting a release');
+    const tracks = await listReleaseTracks(trx, workspace.id, id);
+    await deleteRelease(trx, workspace.id, id);
+    return {
+      cover:
+        release.cover_hash && release.cover_format
+          ? [{ hash: release.cover_hash, format: release.cover_format }]
+          : [],
+      audio: tracks.flatMap((track) =>
+        track.audio_hash && track.audio_format
+          ? [{ hash: track.audio_hash, format: track.audio_format }]
+          : [],
+      ),
+    };
+  });
+  await removeUnusedMedia(ctx, 'covers', cover);
+  await removeUnusedMedia(ctx, 'audio', audio);
+}
+
+export async function releaseHistory(
+  ctx: AppContext,
+  workspace: Workspace,
+  id: number,
+): Promise<HistoryView[]> {
+  await loadRelease(ctx.db, workspace, id);
+  const rows = await listHistory(ctx.db, workspace.id, id);
+  return rows.map((row) => ({
+    status: row.status as HistoryView['status'],
+    review_status: row.review_status as HistoryView['review_status'],
+    comment: row.comment,
+    at: row.at,
+  }));
 }

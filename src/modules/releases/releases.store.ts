@@ -1,7 +1,8 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ReleasesTable } from '../../db/schema.ts';
-import { ownedBy } from '../../db/scope.ts';
+import type { ReleaseHistoryTable, ReleasesTable } from '../../db/schema.ts';
+import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import type { ReleaseSort } from './releases.schemas.ts';
 
 export type ReleaseRow = Selectable<ReleasesTable>;
 
@@ -32,3 +33,139 @@ export async function updateRelease(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** A release with what its list item shows beside its own columns. */
+export type ReleaseListRow = ReleaseRow & { artist_name: string; tracks_count: number };
+
+export interface ReleaseFilter {
+  status?: string | undefined;
+  artistId?: number | undefined;
+  upc?: string | undefined;
+  ids?: number[] | undefined;
+  updatedSince?: string | undefined;
+}
+
+const SORT_ORDERS = {
+  '-created_at': ['created_at', 'desc'],
+  created_at: ['created_at', 'asc'],
+  '-release_date': ['release_date', 'desc'],
+  release_date: ['release_date', 'asc'],
+  title: ['title_key', 'asc'],
+} as const satisfies Record<ReleaseSort, readonly [keyof ReleasesTable, 'asc' | 'desc']>;
+
+function filtered(db: Db, workspaceId: number, filter: ReleaseFilter) {
+  let query = db.selectFrom('releases').where(ownedBy('releases', workspaceId));
+  if (filter.status !== undefined) query = query.where('releases.status', '=', filter.status);
+  if (filter.artistId !== undefined) query = query.where('releases.artist_id', '=', filter.artistId);
+  if (filter.upc !== undefined) query = query.where('releases.upc', '=', filter.upc);
+  if (filter.ids !== undefined) query = query.where('releases.id', 'in', filter.ids);
+  if (filter.updatedSince !== undefined) query = query.where('releases.updated_at', '>', filter.updatedSince);
+  return query;
+}
+
+/** The list columns: the release, its artist's name and its track count. */
+function listColumns<Q extends ReturnType<typeof filtered>>(query: Q) {
+  return query
+    .innerJoin('artists', 'artists.id', 'releases.artist_id')
+    .selectAll('releases')
+    .select('artists.name as artist_name')
+    .select((eb) =>
+      eb
+        .selectFrom('tracks')
+        .select((inner) => inner.fn.countAll().as('n'))
+        .whereRef('tracks.release_id', '=', 'releases.id')
+        .as('tracks_count'),
+    );
+}
+
+export async function listReleases(
+  db: Db,
+  workspaceId: number,
+  filter: ReleaseFilter,
+  sort: ReleaseSort,
+  page: { limit: number; offset: number },
+): Promise<{ rows: ReleaseListRow[]; total: number }> {
+  const [column, direction] = SORT_ORDERS[sort];
+  const [rows, count] = await Promise.all([
+    listColumns(filtered(db, workspaceId, filter))
+      .orderBy(`releases.${column}`, direction)
+      .orderBy('releases.id', direction)
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    filtered(db, workspaceId, filter)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return {
+    rows: rows.map((row) => ({ ...row, tracks_count: Number(row.tracks_count ?? 0) })),
+    total: Number(count.n),
+  };
+}
+
+export async function findReleaseListRow(
+  db: Db,
+  workspaceId: number,
+  id: number,
+): Promise<ReleaseListRow | undefined> {
+  const row = await listColumns(filtered(db, workspaceId, { ids: [id] })).executeTakeFirst();
+  return row && { ...row, tracks_count: Number(row.tracks_count ?? 0) };
+}
+
+export async function findReleaseByUpc(
+  db: Db,
+  workspaceId: number,
+  upc: string,
+): Promise<ReleaseRow | undefined> {
+  return db
+    .selectFrom('releases')
+    .selectAll()
+    .where(ownedBy('releases', workspaceId))
+    .where('upc', '=', upc)
+    .executeTakeFirst();
+}
+
+export async function listReleaseTracks(db: Db, workspaceId: number, releaseId: number) {
+  return db
+    .selectFrom('tracks')
+    .selectAll()
+    .where(ownedBy('tracks', workspaceId))
+    .where('release_id', '=', releaseId)
+    .orderBy('number')
+    .orderBy('id')
+    .execute();
+}
+
+export async function listDspStatuses(db: Db, workspaceId: number, releaseId: number) {
+  return db
+    .selectFrom('release_dsp_statuses')
+    .select(['dsp', 'stage', 'detail', 'updated_at'])
+    .where(ownedBy('release_dsp_statuses', workspaceId))
+    .where('release_id', '=', releaseId)
+    .orderBy('dsp')
+    .execute();
+}
+
+export async function insertHistory(db: Db, row: Insertable<ReleaseHistoryTable>): Promise<void> {
+  await db.insertInto('release_history').values(row).execute();
+}
+
+export async function listHistory(db: Db, workspaceId: number, releaseId: number) {
+  return db
+    .selectFrom('release_history')
+    .select(['status', 'review_status', 'comment', 'at'])
+    .where(ownedBy('release_history', workspaceId))
+    .where('release_id', '=', releaseId)
+    .orderBy('id')
+    .execute();
+}
+
+export async function deleteRelease(db: Db, workspaceId: number, id: number): Promise<void> {
+  await db.deleteFrom('releases').where(ownedBy('releases', workspaceId)).where('id', '=', id).execute();
+}
+
+export const releaseCount: LabelCount = (eb, labelId) =>
+  eb
+    .selectFrom('releases')
+    .select((inner) => inner.fn.countAll().as('n'))
+    .where(ownedBy('releases', labelId));

@@ -1,0 +1,104 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { ArtistsTable } from '../../db/schema.ts';
+import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import { keyContains } from '../../db/text-search.ts';
+
+export type ArtistRow = Selectable<ArtistsTable>;
+export type ArtistWithCount = ArtistRow & { releases_count: number };
+
+function withReleasesCount(db: Db) {
+  return db
+    .selectFrom('artists')
+    .selectAll('artists')
+    .select((eb) =>
+      eb
+        .selectFrom('releases')
+        .select((inner) => inner.fn.countAll().as('n'))
+        .whereRef('releases.artist_id', '=', 'artists.id')
+        .as('releases_count'),
+    );
+}
+
+export async function findArtist(
+  db: Db,
+  workspaceId: number,
+  id: number,
+): Promise<ArtistWithCount | undefined> {
+  const row = await withReleasesCount(db)
+    .where(ownedBy('artists', workspaceId))
+    .where('artists.id', '=', id)
+    .executeTakeFirst();
+  return row && { ...row, releases_count: Number(row.releases_count ?? 0) };
+}
+
+export async function findArtistRow(db: Db, workspaceId: number, id: number): Promise<ArtistRow | undefined> {
+  return db
+    .selectFrom('artists')
+    .selectAll()
+    .where(ownedBy('artists', workspaceId))
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function findArtistByNameKey(
+  db: Db,
+  workspaceId: number,
+  nameKey: string,
+): Promise<ArtistRow | undefined> {
+  return db
+    .selectFrom('artists')
+    .selectAll()
+    .where(ownedBy('artists', workspaceId))
+    .where('name_key', '=', nameKey)
+    .executeTakeFirst();
+}
+
+export async function listArtists(
+  db: Db,
+  workspaceId: number,
+  filter: { q?: string | undefined },
+  page: { limit: number; offset: number },
+): Promise<{ rows: ArtistWithCount[]; total: number }> {
+  let rows = withReleasesCount(db).where(ownedBy('artists', workspaceId));
+  let count = db
+    .selectFrom('artists')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where(ownedBy('artists', workspaceId));
+  if (filter.q) {
+    rows = rows.where(keyContains('artists.name_key', filter.q));
+    count = count.where(keyContains('artists.name_key', filter.q));
+  }
+  const [found, total] = await Promise.all([
+    rows.orderBy('artists.name_key').orderBy('artists.id').limit(page.limit).offset(page.offset).execute(),
+    count.executeTakeFirstOrThrow(),
+  ]);
+  return {
+    rows: found.map((row) => ({ ...row, releases_count: Number(row.releases_count ?? 0) })),
+    total: Number(total.n),
+  };
+}
+
+export async function insertArtist(db: Db, row: Insertable<ArtistsTable>): Promise<ArtistRow> {
+  return db.insertInto('artists').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateArtist(
+  db: Db,
+  workspaceId: number,
+  id: number,
+  changes: Updateable<ArtistsTable>,
+): Promise<void> {
+  await db
+    .updateTable('artists')
+    .set(changes)
+    .where(ownedBy('artists', workspaceId))
+    .where('id', '=', id)
+    .execute();
+}
+
+export const artistCount: LabelCount = (eb, labelId) =>
+  eb
+    .selectFrom('artists')
+    .select((inner) => inner.fn.countAll().as('n'))
+    .where(ownedBy('artists', labelId));

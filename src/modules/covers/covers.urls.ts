@@ -1,0 +1,29 @@
+/**
+ * Cover addresses are ours (served by GET /media/covers/...), named by content so that a new
+ * upload gets a new address and a client's cached copy of the old one is never wrong.
+ */
+export type CoverFormat = 'jpeg' | 'png';
+
+const EXTENSIONS: Readonly<Record<CoverFormat, string>> = { jpeg: 'jpg', png: 'png' };
+
+export function coverExtension(format: CoverFormat): string {
+  return EXTENSIONS[format];
+}
+
+export function isCoverFormat(value: string | null): value is CoverFormat {
+  return value === 'jpeg' || value === 'png';
+}
+
+/** The address of a stored cover file. */
+export function coverFileUrl(baseUrl: string, sha256: string, format: CoverFormat): string {
+  return `${baseUrl}/media/covers/${sha256}.${coverExtension(format)}`;
+}
+
+/** The cover's public address, or null while the release has no cover. */
+export function coverUrl(
+  baseUrl: string,
+  release: { cover_hash: string | null; cover_format: string | null },
+): string | null {
+  if (release.cover_hash === null || !isCoverFormat(release.cover_format)) return null;
+  return coverFileUrl(baseUrl, release.cover_hash, release.cover_format);
+}

@@ -1,0 +1,73 @@
+import type { Static } from '@sinclair/typebox';
+import type { Workspace } from '../../db/scope.ts';
+import { coverUrl } from '../covers/covers.urls.ts';
+import { presentTrack, type TrackRow } from '../tracks/tracks.presenter.ts';
+import type { HistoryEntry, ReleaseCard, ReleaseListItem } from './releases.schemas.ts';
+import type { ReleaseListRow } from './releases.store.ts';
+
+export type ReleaseListView = Static<typeof ReleaseListItem>;
+export type ReleaseCardView = Static<typeof ReleaseCard>;
+export type HistoryView = Static<typeof HistoryEntry>;
+
+interface DspStatusRow {
+  dsp: string;
+  stage: string;
+  detail: string | null;
+  updated_at: string;
+}
+
+function parseJson<T>(json: string, fallback: T): T {
+  try {
+    return JSON.parse(json) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+export function presentReleaseListItem(
+  row: ReleaseListRow,
+  workspace: Workspace,
+  baseUrl: string,
+): ReleaseListView {
+  return {
+    id: row.id,
+    title: row.title,
+    type: row.type as ReleaseListView['type'],
+    status: row.status as ReleaseListView['status'],
+    release_date: row.release_date,
+    upc: row.upc,
+    genre: row.genre,
+    artist: { id: row.artist_id, name: row.artist_name },
+    cover_url: coverUrl(baseUrl, row),
+    tracks_count: row.tracks_count,
+    created_at: row.created_at,
+    submitted_at: row.submitted_at,
+    updated_at: row.updated_at,
+    ...(workspace.sandbox && { sandbox: true as const }),
+  };
+}
+
+export function presentReleaseCard(
+  row: ReleaseListRow,
+  tracks: TrackRow[],
+  dspStatuses: DspStatusRow[],
+  workspace: Workspace,
+  baseUrl: string,
+): ReleaseCardView {
+  return {
+    ...presentReleaseListItem(row, workspace, baseUrl),
+    version: row.version,
+    original_release_date: row.original_release_date,
+    territories: parseJson<ReleaseCardView['territories']>(row.territories, 'worldwide'),
+    featured_artists: parseJson<ReleaseCardView['featured_artists']>(row.featured_artists, []),
+    review_status: row.review_status as ReleaseCardView['review_status'],
+    review_comment: row.review_comment,
+    store_links: parseJson<Record<string, string>>(row.store_links, {}),
+    is_ai_generated: tracks.some((track) => track.ai_service !== null),
+    tracks: tracks.map((track) => presentTrack(track, workspace)),
+    dsp_statuses: dspStatuses.map((status) => ({
+      ...status,
+      stage: status.stage as ReleaseCardView['dsp_statuses'][number]['stage'],
+    })),
+  };
+}
