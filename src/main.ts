@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { keyCommand } from './commands/key.command.ts';
 import { labelCommand } from './commands/label.command.ts';
 import { memberCommand } from './commands/member.command.ts';
+import { sandboxCommand } from './commands/sandbox.command.ts';
 import type { Run } from './commands/output.ts';
 import { loadConfig } from './config.ts';
 import { createDatabase } from './db/database.ts';
@@ -90,6 +91,7 @@ export function buildProgram(): Command {
   program.addCommand(labelCommand(run));
   program.addCommand(keyCommand(run));
   program.addCommand(memberCommand(run));
+  program.addCommand(sandboxCommand(run));
   oneLineUsageErrors(program);
   return program;
 }

@@ -7,6 +7,7 @@ import { addressAllowed, addressBucket } from '../lib/ip-allow-list.ts';
 import { chain, type MaybePromise, settle } from '../lib/maybe-promise.ts';
 import { type Authenticated, authenticateKey } from '../modules/keys/keys.service.ts';
 import { cheapestPlanWithScope, PLANS, type Scope } from '../modules/plans/plans.catalog.ts';
+import { copyCatalogIntoSandbox } from '../modules/sandbox/sandbox.service.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
 import type { RouteAccess } from './request-context.ts';
 
@@ -138,10 +139,10 @@ export const authPlugin = fp(
       found: Authenticated,
       rate: RateDecision,
       nowMs: number,
-    ): void {
+    ): MaybePromise<void> {
       setRateHeaders(reply, rate);
       if (!rate.allowed) throw errors.rateLimited(retryAfterSeconds(rate, nowMs));
-      grant(request, access, found, rate);
+      return grant(request, access, found, rate);
     }
 
     function grant(
@@ -149,10 +150,12 @@ export const authPlugin = fp(
       access: RouteAccess,
       found: Authenticated,
       rate: RateDecision | null,
-    ) {
+    ): MaybePromise<void> {
       request.auth = found;
       request.rate = rate;
       if (access !== 'any_key') checkScope(access, found.key.grantedScopes, found.effectiveScopes);
+      // A sandbox works on a copy of its label's catalog, made by its first request.
+      if (!found.workspace.catalogCopied) return copyCatalogIntoSandbox(ctx, found.workspace);
     }
 
     // Attached to the routes that declare access or a per-address limit, so public routes skip it

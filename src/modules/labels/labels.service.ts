@@ -14,6 +14,7 @@ import {
 } from './labels.store.ts';
 
 export type { LabelRow } from './labels.store.ts';
+export { findSandboxOf } from './labels.store.ts';
 
 export interface LabelView {
   id: number;

@@ -1,0 +1,54 @@
+import { isoNow } from '../../clock.ts';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/database.ts';
+import type { Workspace } from '../../db/scope.ts';
+import { errors } from '../../errors.ts';
+import { findSandboxOf, getLabel } from '../labels/labels.service.ts';
+import { removeUnusedMedia } from '../media/media.cleanup.ts';
+import {
+  claimCatalogCopy,
+  copyArtists,
+  copyReleaseRecords,
+  copyReleases,
+  copyTracks,
+  dropSandboxCatalog,
+  markCatalogCopied,
+  sandboxFiles,
+} from './sandbox.store.ts';
+
+/**
+ * A sandbox works on a copy of its label's catalog, made by the first request of any of its keys:
+ * artists, releases with their platform statuses and history, and tracks. Stored files are shared
+ * (rows name them by content hash), not duplicated. The claim and the copy commit together, so the
+ * copy happens once, also when first requests arrive together, and concurrent ones wait for it.
+ */
+export async function copyCatalogIntoSandbox(ctx: AppContext, workspace: Workspace): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    if (!(await claimCatalogCopy(trx, workspace.id, isoNow(ctx.clock)))) return;
+    await copyCatalog(trx, workspace.labelId, workspace.id);
+  });
+}
+
+async function copyCatalog(db: Db, labelId: number, sandboxId: number): Promise<void> {
+  await copyArtists(db, labelId, sandboxId);
+  await copyReleases(db, labelId, sandboxId);
+  await copyTracks(db, labelId, sandboxId);
+  await copyReleaseRecords(db, labelId, sandboxId);
+}
+
+/** `labeldesk sandbox reset`: drops the sandbox's catalog and copies the label's again. */
+export async function resetSandbox(ctx: AppContext, labelId: number): Promise<{ sandbox_id: number }> {
+  const label = await getLabel(ctx, labelId);
+  if (label.parent_id !== null) throw errors.invalid('label', 'Name the label itself, not its sandbox');
+  const sandbox = await findSandboxOf(ctx.db, label.id);
+  if (!sandbox) throw errors.invalid('label', 'This label has no sandbox: create a key with --sandbox first');
+  const files = await sandboxFiles(ctx.db, sandbox.id);
+  await ctx.db.transaction().execute(async (trx) => {
+    await dropSandboxCatalog(trx, sandbox.id);
+    await markCatalogCopied(trx, sandbox.id, isoNow(ctx.clock));
+    await copyCatalog(trx, label.id, sandbox.id);
+  });
+  await removeUnusedMedia(ctx, 'covers', files.covers);
+  await removeUnusedMedia(ctx, 'audio', files.audio);
+  return { sandbox_id: sandbox.id };
+}

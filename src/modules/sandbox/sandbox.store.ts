@@ -1,0 +1,271 @@
+import type { Db } from '../../db/database.ts';
+import { ownedBy } from '../../db/scope.ts';
+
+/**
+ * Claims the one copy of the label's catalog for the sandbox: true for exactly one caller. A
+ * concurrent claim waits on the row until the first one's transaction ends, and then finds it taken.
+ */
+export async function claimCatalogCopy(db: Db, sandboxId: number, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('labels')
+    .set({ sandbox_copied_at: at })
+    .where('id', '=', sandboxId)
+    .where('parent_id', 'is not', null)
+    .where('sandbox_copied_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function markCatalogCopied(db: Db, sandboxId: number, at: string): Promise<void> {
+  await db.updateTable('labels').set({ sandbox_copied_at: at }).where('id', '=', sandboxId).execute();
+}
+
+/** Copies rows with INSERT … SELECT: the catalog never passes through the process. */
+export async function copyArtists(db: Db, labelId: number, sandboxId: number): Promise<void> {
+  await db
+    .insertInto('artists')
+    .columns([
+      'label_id',
+      'name',
+      'name_key',
+      'store_a_url',
+      'store_b_url',
+      'copied_from',
+      'created_at',
+      'updated_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('artists')
+        .select((s) => [
+          s.val(sandboxId).as('label_id'),
+          'name',
+          'name_key',
+          'store_a_url',
+          'store_b_url',
+          'id',
+          'created_at',
+          'updated_at',
+        ])
+        .where(ownedBy('artists', labelId)),
+    )
+    .execute();
+}
+
+export async function copyReleases(db: Db, labelId: number, sandboxId: number): Promise<void> {
+  await db
+    .insertInto('releases')
+    .columns([
+      'label_id',
+      'artist_id',
+      'type',
+      'title',
+      'title_key',
+      'version',
+      'genre',
+      'release_date',
+      'original_release_date',
+      'upc',
+      'territories',
+      'featured_artists',
+      'status',
+      'review_status',
+      'review_comment',
+      'cover_hash',
+      'cover_format',
+      'cover_width',
+      'cover_height',
+      'cover_bytes',
+      'store_links',
+      'copied_from',
+      'created_at',
+      'updated_at',
+      'submitted_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('releases')
+        .innerJoin('artists as a', (join) =>
+          join.onRef('a.copied_from', '=', 'releases.artist_id').on('a.label_id', '=', sandboxId),
+        )
+        .select((s) => [
+          s.val(sandboxId).as('label_id'),
+          'a.id as artist_id',
+          'releases.type',
+          'releases.title',
+          'releases.title_key',
+          'releases.version',
+          'releases.genre',
+          'releases.release_date',
+          'releases.original_release_date',
+          'releases.upc',
+          'releases.territories',
+          'releases.featured_artists',
+          'releases.status',
+          'releases.review_status',
+          'releases.review_comment',
+          'releases.cover_hash',
+          'releases.cover_format',
+          'releases.cover_width',
+          'releases.cover_height',
+          'releases.cover_bytes',
+          'releases.store_links',
+          'releases.id as copied_from',
+          'releases.created_at',
+          'releases.updated_at',
+          'releases.submitted_at',
+        ])
+        .where(ownedBy('releases', labelId)),
+    )
+    .execute();
+}
+
+export async function copyTracks(db: Db, labelId: number, sandboxId: number): Promise<void> {
+  await db
+    .insertInto('tracks')
+    .columns([
+      'label_id',
+      'release_id',
+      'number',
+      'title',
+      'title_key',
+      'version',
+      'version_type',
+      'isrc',
+      'explicit',
+      'instrumental',
+      'language',
+      'preview_start_sec',
+      'writers',
+      'contributors',
+      'featured',
+      'lyrics_text',
+      'lyrics_lines',
+      'ai_service',
+      'ai_elements',
+      'audio_hash',
+      'audio_format',
+      'audio_filename',
+      'audio_bytes',
+      'duration_sec',
+      'sample_rate',
+      'bit_depth',
+      'channels',
+      'copied_from',
+      'created_at',
+      'updated_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('tracks')
+        .innerJoin('releases as r', (join) =>
+          join.onRef('r.copied_from', '=', 'tracks.release_id').on('r.label_id', '=', sandboxId),
+        )
+        .select((s) => [
+          s.val(sandboxId).as('label_id'),
+          'r.id as release_id',
+          'tracks.number',
+          'tracks.title',
+          'tracks.title_key',
+          'tracks.version',
+          'tracks.version_type',
+          'tracks.isrc',
+          'tracks.explicit',
+          'tracks.instrumental',
+          'tracks.language',
+          'tracks.preview_start_sec',
+          'tracks.writers',
+          'tracks.contributors',
+          'tracks.featured',
+          'tracks.lyrics_text',
+          'tracks.lyrics_lines',
+          'tracks.ai_service',
+          'tracks.ai_elements',
+          'tracks.audio_hash',
+          'tracks.audio_format',
+          'tracks.audio_filename',
+          'tracks.audio_bytes',
+          'tracks.duration_sec',
+          'tracks.sample_rate',
+          'tracks.bit_depth',
+          'tracks.channels',
+          'tracks.id as copied_from',
+          'tracks.created_at',
+          'tracks.updated_at',
+        ])
+        .where(ownedBy('tracks', labelId)),
+    )
+    .execute();
+}
+
+export async function copyReleaseRecords(db: Db, labelId: number, sandboxId: number): Promise<void> {
+  await db
+    .insertInto('release_dsp_statuses')
+    .columns(['release_id', 'label_id', 'dsp', 'stage', 'detail', 'updated_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('release_dsp_statuses')
+        .innerJoin('releases as r', (join) =>
+          join
+            .onRef('r.copied_from', '=', 'release_dsp_statuses.release_id')
+            .on('r.label_id', '=', sandboxId),
+        )
+        .select((s) => [
+          'r.id as release_id',
+          s.val(sandboxId).as('label_id'),
+          'release_dsp_statuses.dsp',
+          'release_dsp_statuses.stage',
+          'release_dsp_statuses.detail',
+          'release_dsp_statuses.updated_at',
+        ])
+        .where(ownedBy('release_dsp_statuses', labelId)),
+    )
+    .execute();
+  await db
+    .insertInto('release_history')
+    .columns(['label_id', 'release_id', 'status', 'review_status', 'comment', 'at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('release_history')
+        .innerJoin('releases as r', (join) =>
+          join.onRef('r.copied_from', '=', 'release_history.release_id').on('r.label_id', '=', sandboxId),
+        )
+        .select((s) => [
+          s.val(sandboxId).as('label_id'),
+          'r.id as release_id',
+          'release_history.status',
+          'release_history.review_status',
+          'release_history.comment',
+          'release_history.at',
+        ])
+        .where(ownedBy('release_history', labelId))
+        .orderBy('release_history.id'),
+    )
+    .execute();
+}
+
+/** The stored files the sandbox refers to, so that those only it used can go after a reset. */
+export async function sandboxFiles(db: Db, sandboxId: number) {
+  const [covers, audio] = await Promise.all([
+    db
+      .selectFrom('releases')
+      .select(['cover_hash as hash', 'cover_format as format'])
+      .where(ownedBy('releases', sandboxId))
+      .where('cover_hash', 'is not', null)
+      .execute(),
+    db
+      .selectFrom('tracks')
+      .select(['audio_hash as hash', 'audio_format as format'])
+      .where(ownedBy('tracks', sandboxId))
+      .where('audio_hash', 'is not', null)
+      .execute(),
+  ]);
+  const known = (rows: Array<{ hash: string | null; format: string | null }>) =>
+    rows.flatMap((row) => (row.hash && row.format ? [{ hash: row.hash, format: row.format }] : []));
+  return { covers: known(covers), audio: known(audio) };
+}
+
+export async function dropSandboxCatalog(db: Db, sandboxId: number): Promise<void> {
+  await db.deleteFrom('releases').where(ownedBy('releases', sandboxId)).execute();
+  await db.deleteFrom('artists').where(ownedBy('artists', sandboxId)).execute();
+}
