@@ -181,7 +181,7 @@ describe('labeldesk command line', { concurrency: true }, () => {
 
     test('migrate --json applies the schema once', async () => {
       assert.deepEqual(await cliJson(install, 'migrate'), {
-        applied: ['0001_platform'],
+        applied: ['0001_platform', '0002_catalog', '0003_catalog_search'],
         dialect: TEST_DATABASE,
       });
       assert.deepEqual(await cliJson(install, 'migrate'), { applied: [], dialect: TEST_DATABASE });
@@ -431,6 +431,22 @@ describe('labeldesk command line', { concurrency: true }, () => {
           'member add --label 2 --login ola --name "Ola Nordmann" --role boss',
           'labeldesk: invalid: role must be one of owner, admin, manager, editor, accountant, viewer (role)',
         ],
+      ]);
+    });
+
+    test('sandbox reset --json re-copies the catalog of a label that has a sandbox', async () => {
+      const labels = await cliJson<{ labels: Array<{ id: number; name: string }> }>(install, 'label list');
+      const withoutSandbox = await cliJson<{ label: LabelOut }>(install, 'label create --name "No Sandbox"');
+      assert.ok(labels.labels.length > 0);
+      const reset = await cliJson<{ label_id: number; sandbox_id: number }>(install, 'sandbox reset --label 1');
+      assert.equal(reset.label_id, 1);
+      assert.ok(reset.sandbox_id > 1);
+      await refused(install, [
+        [
+          `sandbox reset --label ${withoutSandbox.label.id}`,
+          'labeldesk: invalid: This label has no sandbox: create a key with --sandbox first (label)',
+        ],
+        ['sandbox reset --label 999', 'labeldesk: not_found: Label not found'],
       ]);
     });
   });
