@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { coverExtension, isCoverFormat } from '../covers/covers.urls.ts';
-import { type MediaKind, removeStoredFile } from './media.storage.ts';
+import { type MediaKind, removeStoredFile, removeVariants } from './media.storage.ts';
 
 export interface StoredFileRef {
   readonly hash: string;
@@ -44,5 +44,6 @@ export async function removeUnusedMedia(
     const ext = extensionOf(kind, file.format);
     if (ext === null || (await isReferenced(ctx, kind, file.hash))) continue;
     await removeStoredFile(ctx.config.dataDir, kind, file.hash, ext);
+    if (kind === 'covers') await removeVariants(ctx.config.dataDir, kind, file.hash, ext);
   }
 }

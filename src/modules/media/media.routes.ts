@@ -1,6 +1,60 @@
+import { readFile } from 'node:fs/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { findCoverFile, MAX_VARIANT_WIDTH, MIN_VARIANT_WIDTH } from '../covers/covers.files.ts';
 
-export function mediaRoutes(_ctx: AppContext): FastifyPluginAsyncTypebox {
-  return async () => {};
+const CoverFileParams = Type.Object({
+  file: Type.String({
+    description: 'The name in `cover_url`: the SHA-256 of the image and its extension',
+    examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.jpg'],
+  }),
+});
+
+const CoverFileQuery = Type.Object({
+  w: Type.Optional(
+    Type.Integer({
+      minimum: MIN_VARIANT_WIDTH,
+      maximum: MAX_VARIANT_WIDTH,
+      description:
+        'Width in pixels of a resized copy (for example 300, 640 or 1400); a cover is never enlarged',
+    }),
+  ),
+});
+
+/** Sent as a Buffer, which Fastify writes as is; the schema is for the OpenAPI document. */
+const ImageBytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
+
+/** Stored media served by address, outside /api/v1: `cover_url` works without a key, like any image. */
+export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/media/covers/:file',
+      {
+        schema: {
+          tags: ['releases'],
+          operationId: 'getCoverImage',
+          summary: 'A cover image, at its own size or resized',
+          description:
+            'The address a release gives as `cover_url`; no key needed. Resized copies are made once and kept.',
+          params: CoverFileParams,
+          querystring: CoverFileQuery,
+          response: {
+            200: {
+              description: 'The image, JPEG or PNG as uploaded',
+              content: { 'image/jpeg': { schema: ImageBytes }, 'image/png': { schema: ImageBytes } },
+            },
+            404: { description: 'No cover is stored under this name: `not_found`', $ref: 'Error#' },
+          },
+        },
+      },
+      async (request, reply) => {
+        const cover = await findCoverFile(ctx.config.dataDir, request.params.file, request.query.w ?? null);
+        // Read whole (a cover is at most 20 MB, a resized one far less) so that the ETag plugin
+        // can answer If-None-Match with 304; the tag itself comes from the content hash.
+        const bytes = await readFile(cover.path);
+        return reply.type(cover.contentType).header('etag', cover.etag).send(bytes);
+      },
+    );
+  };
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -101,4 +101,43 @@ export async function removeStoredFile(
   ext: string,
 ): Promise<void> {
   await rm(mediaPath(dataDir, kind, sha256, ext), { force: true });
+}
+
+/**
+ * A resized copy of a stored file, beside the originals under `<kind>/w<width>/`: the `w` prefix
+ * never collides with the two-hex-digit folders of the originals.
+ */
+export function variantPath(
+  dataDir: string,
+  kind: MediaKind,
+  sha256: string,
+  ext: string,
+  width: number,
+): string {
+  return join(mediaRoot(dataDir), kind, `w${width}`, sha256.slice(0, 2), `${sha256}.${ext}`);
+}
+
+/** Removes every resized copy of a stored file; like removeStoredFile, once no row refers to it. */
+export async function removeVariants(
+  dataDir: string,
+  kind: MediaKind,
+  sha256: string,
+  ext: string,
+): Promise<void> {
+  const kindDir = join(mediaRoot(dataDir), kind);
+  const entries = await readdir(kindDir).catch(() => []);
+  const widths = entries.filter((entry) => /^w\d+$/.test(entry)).map((entry) => Number(entry.slice(1)));
+  await Promise.all(
+    widths.map((width) => rm(variantPath(dataDir, kind, sha256, ext, width), { force: true })),
+  );
+}
+
+/**
+ * A fresh path under `media/tmp` for a file written elsewhere than from an upload (a variant): it is
+ * renamed into place when whole, so a reader never sees half of it.
+ */
+export async function newTempPath(dataDir: string): Promise<string> {
+  const tempDir = join(mediaRoot(dataDir), 'tmp');
+  await mkdir(tempDir, { recursive: true });
+  return join(tempDir, `${Date.now()}-${randomBytes(8).toString('hex')}`);
 }

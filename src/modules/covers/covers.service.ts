@@ -1,0 +1,89 @@
+import type { Readable } from 'node:stream';
+import { isoNow } from '../../clock.ts';
+import type { AppContext } from '../../context.ts';
+import type { Workspace } from '../../db/scope.ts';
+import { removeUnusedMedia } from '../media/media.cleanup.ts';
+import {
+  discardFile,
+  fileExists,
+  keepFile,
+  mediaPath,
+  type ReceivedFile,
+  receiveToTemp,
+  removeVariants,
+} from '../media/media.storage.ts';
+import { assertDraft, loadRelease } from '../releases/releases.service.ts';
+import { type ReleaseRow, updateRelease } from '../releases/releases.store.ts';
+import { type CoverImage, inspectCover } from './covers.image.ts';
+import { type CoverFormat, coverExtension, isCoverFormat } from './covers.urls.ts';
+
+/** Larger uploads are refused with 413 (the spec sets no size; a 3000x3000 JPEG is usually 2 to 6 MB). */
+export const MAX_COVER_BYTES = 20 * 1024 * 1024;
+
+const CHANGING_THE_COVER = 'Changing the cover';
+
+export interface StoredCover {
+  readonly sha256: string;
+  readonly format: CoverFormat;
+  readonly width: number;
+  readonly height: number;
+  readonly bytes: number;
+}
+
+async function loadDraft(ctx: AppContext, workspace: Workspace, releaseId: number): Promise<ReleaseRow> {
+  const release = await loadRelease(ctx.db, workspace, releaseId);
+  assertDraft(release, CHANGING_THE_COVER);
+  return release;
+}
+
+async function storeCover(
+  ctx: AppContext,
+  workspace: Workspace,
+  releaseId: number,
+  file: ReceivedFile,
+  image: CoverImage,
+): Promise<ReleaseRow> {
+  // Checked again: an upload takes a while, and the release may have been submitted meanwhile.
+  const release = await loadDraft(ctx, workspace, releaseId);
+  await keepFile(ctx.config.dataDir, file, 'covers', coverExtension(image.format));
+  await updateRelease(ctx.db, workspace.id, releaseId, {
+    cover_hash: file.sha256,
+    cover_format: image.format,
+    cover_width: image.width,
+    cover_height: image.height,
+    cover_bytes: file.bytes,
+    updated_at: isoNow(ctx.clock),
+  });
+  return release;
+}
+
+/** The replaced cover's file and its resized copies go once no release (a sandbox copy) shows it. */
+async function forgetCover(ctx: AppContext, previous: ReleaseRow, current: StoredCover): Promise<void> {
+  const { cover_hash: hash, cover_format: format } = previous;
+  if (hash === null || !isCoverFormat(format) || hash === current.sha256) return;
+  await removeUnusedMedia(ctx, 'covers', [{ hash, format }]);
+}
+
+/**
+ * PUT /releases/{id}/cover: the release is checked before a byte is read, the upload is judged by
+ * decoding it, and only a good image replaces the cover. `openUpload` yields the image bytes.
+ */
+export async function replaceCover(
+  ctx: AppContext,
+  workspace: Workspace,
+  releaseId: number,
+  openUpload: () => Promise<Readable>,
+): Promise<StoredCover> {
+  await loadDraft(ctx, workspace, releaseId);
+  const file = await receiveToTemp(ctx.config.dataDir, await openUpload(), MAX_COVER_BYTES, 'The cover');
+  try {
+    const image = await inspectCover(file.tempPath);
+    const previous = await storeCover(ctx, workspace, releaseId, file, image);
+    const stored = { sha256: file.sha256, bytes: file.bytes, ...image };
+    await forgetCover(ctx, previous, stored);
+    return stored;
+  } finally {
+    // Nothing left in media/tmp: a kept file has already moved, anything else is refused.
+    await discardFile(file);
+  }
+}
