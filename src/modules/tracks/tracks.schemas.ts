@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
+import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 
 export const AI_ELEMENTS = ['vocals', 'instrumentation', 'composition', 'lyrics', 'production'] as const;
 export type AiElement = (typeof AI_ELEMENTS)[number];
@@ -53,3 +53,52 @@ export const Track = Type.Object({
   created_at: DateTime,
   updated_at: DateTime,
 });
+
+/** Path parameters of a route on one track of a release. */
+export const TrackParams = Type.Object({ id: Id, trackId: Id });
+
+const CreditName = Type.String({ minLength: 1, maxLength: 200 });
+const RoleName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'A role from GET /api/v1/lookups/contributor-roles, by its name or a local-language name',
+});
+
+/** Most credits a track may list in one field. */
+export const MAX_CREDITS = 100;
+
+export const WritersInput = Type.Array(
+  Type.Object(
+    {
+      name: CreditName,
+      roles: Type.Array(RoleName, { minItems: 1, maxItems: 10, examples: [['Composer']] }),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: MAX_CREDITS,
+    description: 'Authors of the work, each with writer roles (Composer, Lyricist, Songwriter)',
+  },
+);
+
+export const ContributorsInput = Type.Array(
+  Type.Object({ name: CreditName, role: RoleName }, { additionalProperties: false }),
+  { maxItems: MAX_CREDITS, description: 'Performers and engineers, each with one contributor role' },
+);
+
+export const FeaturedInput = Type.Array(Type.Object({ name: CreditName }, { additionalProperties: false }), {
+  maxItems: MAX_CREDITS,
+  description: 'Invited artists',
+});
+
+export const LyricLineSchema = Type.Object(
+  {
+    time: Type.Number({
+      minimum: 0,
+      description: 'Seconds from the start; kept to centiseconds',
+      examples: [83.5],
+    }),
+    text: Type.String({ maxLength: 1000 }),
+  },
+  { additionalProperties: false },
+);
