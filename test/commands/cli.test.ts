@@ -438,7 +438,10 @@ describe('labeldesk command line', { concurrency: true }, () => {
       const labels = await cliJson<{ labels: Array<{ id: number; name: string }> }>(install, 'label list');
       const withoutSandbox = await cliJson<{ label: LabelOut }>(install, 'label create --name "No Sandbox"');
       assert.ok(labels.labels.length > 0);
-      const reset = await cliJson<{ label_id: number; sandbox_id: number }>(install, 'sandbox reset --label 1');
+      const reset = await cliJson<{ label_id: number; sandbox_id: number }>(
+        install,
+        'sandbox reset --label 1',
+      );
       assert.equal(reset.label_id, 1);
       assert.ok(reset.sandbox_id > 1);
       await refused(install, [

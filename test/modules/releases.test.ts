@@ -6,7 +6,6 @@ import {
   buildHarness,
   call,
   givenCaller,
-  givenKey,
   givenLabel,
   type Harness,
   json,

@@ -3,15 +3,7 @@ import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { removeUnusedMedia } from '../media/media.cleanup.ts';
-import {
-  discardFile,
-  fileExists,
-  keepFile,
-  mediaPath,
-  type ReceivedFile,
-  receiveToTemp,
-  removeVariants,
-} from '../media/media.storage.ts';
+import { discardFile, keepFile, type ReceivedFile, receiveToTemp } from '../media/media.storage.ts';
 import { assertDraft, loadRelease } from '../releases/releases.service.ts';
 import { type ReleaseRow, updateRelease } from '../releases/releases.store.ts';
 import { type CoverImage, inspectCover } from './covers.image.ts';

@@ -18,7 +18,7 @@ export const CalendarDate = Type.String({
 });
 
 export const Territories = Type.Union(
-  [Type.Literal('worldwide'), Type.Array(Type.String({ examples: ['DE'] }))],
+  [Type.Literal('worldwide'), Type.Array(Type.String({ minLength: 2, maxLength: 2 }))],
   {
     description: '`worldwide` or ISO 3166-1 alpha-2 country codes',
   },
