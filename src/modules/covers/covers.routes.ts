@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { authOf } from '../../http/request-context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { ErrorResponse, IdParams } from '../../http/schemas.ts';
+import { rethrowUnlessBodyFailure } from '../../http/uploads.ts';
 import { MIN_COVER_SIDE } from './covers.image.ts';
 import { MAX_COVER_BYTES, replaceCover } from './covers.service.ts';
 import { COVER_FIELD, IMAGE_TYPES, MULTIPART_LIMITS, uploadOf } from './covers.upload.ts';
@@ -35,17 +36,6 @@ const CoverBody = Type.Object({
   bytes: Type.Integer({ minimum: 1, examples: [2483118] }),
 });
 
-const errorBody = (description: string) => ({ description, $ref: 'Error#' });
-
-/**
- * The body is checked by decoding it, so a schema failure on the body is not an error here;
- * one on the path still is. Fastify validates the path first and stops at the first failure.
- */
-function rethrowUnlessBody(request: FastifyRequest): void {
-  const failure = request.validationError;
-  if (failure && failure.validationContext !== 'body') throw failure;
-}
-
 export function coversRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Both parsers live in this plugin only: elsewhere an image body stays a 415. The raw image
@@ -67,14 +57,16 @@ export function coversRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           body: CoverUpload,
           response: {
             200: CoverBody,
-            409: errorBody('The release is not a draft: `conflict`'),
-            413: errorBody(`The image is over ${MAX_COVER_BYTES / 1024 / 1024} MB: \`payload_too_large\``),
-            415: errorBody('The body is neither an image nor multipart: `unsupported_media_type`'),
+            409: ErrorResponse('The release is not a draft: `conflict`'),
+            413: ErrorResponse(
+              `The image is over ${MAX_COVER_BYTES / 1024 / 1024} MB: \`payload_too_large\``,
+            ),
+            415: ErrorResponse('The body is neither an image nor multipart: `unsupported_media_type`'),
           },
         },
       },
       async (request) => {
-        rethrowUnlessBody(request);
+        rethrowUnlessBodyFailure(request);
         const upload = uploadOf(request);
         const cover = await replaceCover(ctx, authOf(request).workspace, request.params.id, upload);
         return {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { ErrorResponse } from '../../http/schemas.ts';
 import { findCoverFile, MAX_VARIANT_WIDTH, MIN_VARIANT_WIDTH } from '../covers/covers.files.ts';
 
 const CoverFileParams = Type.Object({
@@ -44,7 +45,7 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
               description: 'The image, JPEG or PNG as uploaded',
               content: { 'image/jpeg': { schema: ImageBytes }, 'image/png': { schema: ImageBytes } },
             },
-            404: { description: 'No cover is stored under this name: `not_found`', $ref: 'Error#' },
+            404: ErrorResponse('No cover is stored under this name: `not_found`'),
           },
         },
       },

@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, Id } from '../../http/schemas.ts';
+import { rethrowUnlessBodyFailure } from '../../http/uploads.ts';
 import { FORM_FIELDS } from './tracks.fields.ts';
 import { presentTrack } from './tracks.presenter.ts';
 import { AI_ELEMENTS, Track, TrackParams } from './tracks.schemas.ts';
@@ -82,16 +83,6 @@ const ReplaceAudioUpload = {
   },
 };
 
-/**
- * A body that fails its documented schema is not an error on these routes: the body is a stream,
- * read and judged by the handler. A failure on the path still is (Fastify checks the path first and
- * stops at the first failure).
- */
-function rethrowUnlessBody(request: FastifyRequest): void {
-  const failure = request.validationError;
-  if (failure && failure.validationContext !== 'body') throw failure;
-}
-
 function assertMultipart(request: FastifyRequest): void {
   if (!request.isMultipart()) throw errors.unsupportedMediaType(request.headers['content-type'] ?? '(none)');
 }
@@ -141,7 +132,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        rethrowUnlessBody(request);
+        rethrowUnlessBodyFailure(request);
         assertMultipart(request);
         const { workspace } = authOf(request);
         const releaseId = request.params.id;
@@ -177,7 +168,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        rethrowUnlessBody(request);
+        rethrowUnlessBodyFailure(request);
         const { workspace } = authOf(request);
         const ids = { releaseId: request.params.id, trackId: request.params.trackId };
         await assertCanReplaceAudio(ctx, workspace, ids.releaseId, ids.trackId);
