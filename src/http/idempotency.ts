@@ -28,9 +28,21 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * What a repeat must match. A JSON body is compared whole. An upload is streamed to disk as it
+ * arrives, never held to be hashed first, so it is compared by its media type (without the
+ * multipart boundary, which clients draw anew for each attempt) and its length.
+ */
 function requestHash(request: FastifyRequest): string {
-  const body = request.body === undefined ? '' : JSON.stringify(request.body);
+  const body = request.body === undefined ? streamedBodyMark(request) : JSON.stringify(request.body);
   return createHash('sha256').update(`${request.method} ${request.url}\n${body}`).digest('hex');
+}
+
+function streamedBodyMark(request: FastifyRequest): string {
+  const { headers } = request;
+  if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) return '';
+  const mediaType = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return `stream ${mediaType} ${headers['content-length'] ?? 'chunked'}`;
 }
 
 function replay(reply: FastifyReply, row: IdempotencyRow): FastifyReply {

@@ -683,3 +683,28 @@ test('DELETE removes a draft track, renumbers the rest and removes its file when
   assert.equal(refused.statusCode, 409);
   assert.equal((json(refused) as ErrorReply).code, 'conflict');
 });
+
+test('an upload repeated with its Idempotency-Key is replayed; a different upload with that key is 422', async (t) => {
+  const { h, key, releaseId } = await setup(t);
+  const send = (entries: FormEntry[]) => {
+    const form = multipart(entries);
+    return call(h, 'POST', `/api/v1/releases/${releaseId}/tracks`, {
+      key,
+      payload: form.payload,
+      headers: { ...form.headers, 'idempotency-key': 'upload-1' },
+    });
+  };
+  const first = await send([['title', 'Once'], wavPart()]);
+  assert.equal(first.statusCode, 201);
+  const again = await send([['title', 'Once'], wavPart()]);
+  assert.equal(again.statusCode, 201);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.equal(again.body, first.body);
+  const different = await send([['title', 'Once'], wavPart(wavFile(MONO_22K))]);
+  assert.equal(different.statusCode, 422);
+  assert.equal((json(different) as { code: string }).code, 'idempotency_mismatch');
+  const card = json(await call(h, 'GET', `/api/v1/releases/${releaseId}`, { key })) as {
+    release: { tracks_count: number };
+  };
+  assert.equal(card.release.tracks_count, 1, 'the track was added once');
+});
