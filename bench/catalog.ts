@@ -1,0 +1,386 @@
+// `npm run bench:catalog`: list, filter, sort and search latency at catalog scale (DESIGN.md
+// section 5): 100k releases and 1M tracks in one label, on SQLite, or on PostgreSQL when
+// BENCH_DATABASE_URL is set. Then peak server memory while streaming a 200 MB upload in and the
+// whole catalog out as CSV.
+//
+// Server time is measured in process: a timer around app.inject, one request at a time. That is
+// the whole server path (routing, auth, rate limit, validation, queries, serialization, ETag)
+// without sockets and TLS, and without the queueing a concurrent load generator adds to every
+// request; light-my-request's own overhead is the `GET /plans` row.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.ts';
+import { systemClock } from '../src/clock.ts';
+import { loadConfig } from '../src/config.ts';
+import type { AppContext } from '../src/context.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { MemoryRateLimiter } from '../src/http/rate-limiter.ts';
+import { searchKey } from '../src/lib/text.ts';
+import { createKey } from '../src/modules/keys/keys.service.ts';
+import { createLabel, updateLabel } from '../src/modules/labels/labels.service.ts';
+import { type BenchDatabase, openBenchDatabase, settle } from './catalog-database.ts';
+import {
+  type MemoryResult,
+  measureExport,
+  measureUpload,
+  startServer,
+  stopServer,
+} from './catalog-memory.ts';
+import { type CatalogSize, type Sample, type SeededFacts, seedCatalog } from './catalog-seed.ts';
+
+/** The goal: each of these answers within this many milliseconds of server time (at p99). */
+const GOAL_MS = 20;
+/** A server may grow by less than this while it takes a 200 MB upload. */
+const UPLOAD_GOAL_MB = 64;
+
+interface Settings {
+  size: CatalogSize;
+  requests: number;
+  uploadBytes: number;
+  postgresUrl: string | null;
+}
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  return value;
+}
+
+function readSettings(): Settings {
+  return {
+    size: {
+      releases: positiveInteger('BENCH_RELEASES', 100_000),
+      tracksPerRelease: positiveInteger('BENCH_TRACKS_PER_RELEASE', 10),
+      artists: positiveInteger('BENCH_ARTISTS', 5_000),
+    },
+    requests: positiveInteger('BENCH_REQUESTS', 200),
+    uploadBytes: positiveInteger('BENCH_UPLOAD_MB', 200) * 1024 * 1024,
+    postgresUrl: process.env.BENCH_DATABASE_URL || null,
+  };
+}
+
+interface Scenario {
+  name: string;
+  /** Held to the goal; the other rows are for information. */
+  goal: boolean;
+  url: (i: number) => string;
+}
+
+function sampleAt(facts: SeededFacts, i: number): Sample {
+  const sample = facts.samples[i % facts.samples.length];
+  if (!sample) throw new Error('the seeded catalog has no samples');
+  return sample;
+}
+
+function releaseScenarios(facts: SeededFacts, size: CatalogSize): Scenario[] {
+  const lastPage = Math.ceil(size.releases / 20);
+  const ids = facts.samples.map((sample) => sample.releaseId).join(',');
+  const list = (name: string, query: (i: number) => string): Scenario => ({
+    name: `GET /releases${name}`,
+    goal: true,
+    url: (i) => `/api/v1/releases${query(i)}`,
+  });
+  return [
+    list(' (page 1)', () => ''),
+    list(` ?page=${lastPage} (last)`, () => `?page=${lastPage}`),
+    list(' ?per_page=100', () => '?per_page=100'),
+    list(' ?status=live', () => '?status=live'),
+    list(' ?status=draft', () => '?status=draft'),
+    list(' ?status=takedown', () => '?status=takedown'),
+    list(' ?artist_id=', (i) => `?artist_id=${sampleAt(facts, i).artistId}`),
+    list(' ?upc=', (i) => `?upc=${sampleAt(facts, i).upc}`),
+    list(` ?ids= (${facts.samples.length})`, () => `?ids=${ids}`),
+    list(' ?updated_since= (last tenth)', () => `?updated_since=${facts.updatedSince}`),
+    list(' ?sort=created_at', () => '?sort=created_at'),
+    list(' ?sort=-release_date', () => '?sort=-release_date'),
+    list(' ?sort=release_date', () => '?sort=release_date'),
+    list(' ?sort=title', () => '?sort=title'),
+    list(' ?status=live&sort=title', () => '?status=live&sort=title'),
+  ];
+}
+
+function trackScenarios(facts: SeededFacts, size: CatalogSize): Scenario[] {
+  const tracks = size.releases * size.tracksPerRelease;
+  const lastPage = Math.ceil(tracks / 20);
+  const { common, rare } = facts.words;
+  return [
+    { name: 'GET /tracks ?isrc=', goal: true, url: (i) => `/api/v1/tracks?isrc=${sampleAt(facts, i).isrc}` },
+    {
+      name: 'GET /tracks ?release_id=',
+      goal: true,
+      url: (i) => `/api/v1/tracks?release_id=${sampleAt(facts, i).releaseId}`,
+    },
+    { name: 'GET /tracks (page 1)', goal: false, url: () => '/api/v1/tracks' },
+    {
+      name: `GET /tracks ?page=${lastPage} (last)`,
+      goal: false,
+      url: () => `/api/v1/tracks?page=${lastPage}`,
+    },
+    { name: `GET /tracks ?q=${common} (common)`, goal: false, url: () => `/api/v1/tracks?q=${common}` },
+    { name: `GET /tracks ?q=${rare} (rare)`, goal: false, url: () => `/api/v1/tracks?q=${rare}` },
+  ];
+}
+
+function searchScenarios(facts: SeededFacts): Scenario[] {
+  const search = (label: string, q: (i: number) => string): Scenario => ({
+    name: `GET /search ?q=${label}`,
+    goal: true,
+    url: (i) => `/api/v1/search?q=${encodeURIComponent(q(i))}`,
+  });
+  const { common, rare, cyrillic, twoLetters, absent } = facts.words;
+  return [
+    search(`${common} (common word)`, () => common),
+    search(`${rare} (rare word)`, () => rare),
+    search(`${cyrillic.toUpperCase()} (Cyrillic, other case)`, () => cyrillic.toUpperCase()),
+    search(`${twoLetters} (2 letters)`, () => twoLetters),
+    search(`${absent} (no match)`, () => absent),
+    search('<UPC>', (i) => sampleAt(facts, i).upc),
+    search('<first 8 UPC digits>', (i) => sampleAt(facts, i).upc.slice(0, 8)),
+    search('<ISRC>', (i) => sampleAt(facts, i).isrc),
+  ];
+}
+
+function scenariosFor(facts: SeededFacts, size: CatalogSize): Scenario[] {
+  return [
+    { name: 'GET /plans (inject floor)', goal: false, url: () => '/api/v1/plans' },
+    ...releaseScenarios(facts, size),
+    ...trackScenarios(facts, size),
+    ...searchScenarios(facts),
+    { name: 'GET /reports/catalog-health', goal: false, url: () => '/api/v1/reports/catalog-health' },
+  ];
+}
+
+interface Timing {
+  scenario: Scenario;
+  ms: number[];
+  /** What the last answer found: X-Total-Count, or result counts of a search. */
+  found: string;
+}
+
+function foundIn(headers: Record<string, unknown>, body: string): string {
+  const total = headers['x-total-count'];
+  if (total !== undefined) return String(total);
+  const parsed: unknown = JSON.parse(body);
+  if (typeof parsed !== 'object' || parsed === null || !('releases' in parsed)) return '';
+  const { releases, artists, tracks } = parsed as Record<string, unknown[]>;
+  return `${releases?.length ?? 0}/${artists?.length ?? 0}/${tracks?.length ?? 0}`;
+}
+
+async function timeScenario(
+  app: FastifyInstance,
+  key: string,
+  scenario: Scenario,
+  requests: number,
+): Promise<Timing> {
+  const headers = { authorization: `Bearer ${key}` };
+  const warmUp = Math.max(20, Math.floor(requests / 10));
+  const ms: number[] = [];
+  let found = '';
+  for (let i = 0; i < warmUp + requests; i++) {
+    const url = scenario.url(i);
+    const started = performance.now();
+    const response = await app.inject({ method: 'GET', url, headers });
+    const elapsed = performance.now() - started;
+    if (response.statusCode !== 200) {
+      throw new Error(
+        `${scenario.name}: ${url} answered ${response.statusCode}: ${response.body.slice(0, 300)}`,
+      );
+    }
+    if (i >= warmUp) ms.push(elapsed);
+    found = foundIn(response.headers, response.body);
+  }
+  return { scenario, ms, found };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+function row(timing: Timing): string[] {
+  const sorted = [...timing.ms].sort((a, b) => a - b);
+  const p99 = percentile(sorted, 99);
+  const verdict = timing.scenario.goal ? (p99 < GOAL_MS ? 'ok' : 'MISSED') : '';
+  return [
+    timing.scenario.name,
+    percentile(sorted, 50).toFixed(2),
+    p99.toFixed(2),
+    (sorted.at(-1) ?? 0).toFixed(2),
+    timing.found,
+    verdict,
+  ];
+}
+
+function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((cells) => (cells[i] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ');
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function latencyReport(timings: readonly Timing[], settings: Settings, dialect: string): string {
+  const header = ['scenario', 'p50 ms', 'p99 ms', 'max ms', 'found', `p99 < ${GOAL_MS} ms`];
+  const missed = timings
+    .filter((timing) => row(timing)[5] === 'MISSED')
+    .map((timing) => timing.scenario.name);
+  const verdict = missed.length === 0 ? 'holds' : `MISSED by ${missed.join('; ')}`;
+  return [
+    `${settings.size.releases} releases, ${settings.size.releases * settings.size.tracksPerRelease} tracks, ${settings.size.artists} artists in one label on ${dialect}; ${settings.requests} requests per row, one at a time`,
+    '(found: X-Total-Count, or releases/artists/tracks found by a search)',
+    '',
+    formatTable(header, timings.map(row)),
+    '',
+    `Goal: every goal row answers in under ${GOAL_MS} ms at p99: ${verdict}`,
+  ].join('\n');
+}
+
+function memoryReport(results: readonly MemoryResult[]): string {
+  const megabytes = (kb: number | null) => (kb === null ? 'n/a' : (kb / 1024).toFixed(1));
+  const rows = results.map((result) => [
+    result.name,
+    String(result.status),
+    (result.bytes / 1024 / 1024).toFixed(1),
+    result.seconds.toFixed(1),
+    megabytes(result.growthKb),
+  ]);
+  const upload = results.find((result) => result.name.startsWith('POST'));
+  const growth = upload?.growthKb ?? null;
+  const verdict =
+    growth === null ? 'not measured' : growth / 1024 < UPLOAD_GOAL_MB ? 'holds' : 'DOES NOT hold';
+  return [
+    formatTable(['transfer (server process)', 'status', 'MB', 's', 'peak RSS growth MB'], rows),
+    '',
+    `Goal: the server grows by less than ${UPLOAD_GOAL_MB} MB while taking the upload: ${verdict}`,
+  ].join('\n');
+}
+
+async function prepareLabel(ctx: AppContext): Promise<{ labelId: number; key: string }> {
+  const label = await createLabel(ctx, { name: 'Catalog Bench', plan: 'pro', contractSigned: true });
+  // Every answer measured must be real work, never a 429 or a 403 for the plan's release count.
+  await updateLabel(ctx, label.id, {
+    limits: [
+      ['rate', 100_000_000],
+      ['releases', null],
+    ],
+  });
+  const issued = await createKey(ctx, { labelId: label.id, scopes: ['all'] });
+  return { labelId: label.id, key: issued.key };
+}
+
+/** A draft album to upload into, written directly like the seeded catalog. */
+async function givenDraft(ctx: AppContext, labelId: number, artistId: number): Promise<number> {
+  const at = systemClock.now().toISOString();
+  const row = await ctx.db
+    .insertInto('releases')
+    .values({
+      label_id: labelId,
+      artist_id: artistId,
+      type: 'album',
+      title: 'Upload Target',
+      title_key: searchKey('Upload Target'),
+      genre: 'Pop',
+      release_date: '2030-01-01',
+      territories: '"worldwide"',
+      featured_artists: '[]',
+      store_links: '{}',
+      status: 'draft',
+      created_at: at,
+      updated_at: at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+async function seed(ctx: AppContext, labelId: number, size: CatalogSize): Promise<SeededFacts> {
+  const started = performance.now();
+  const facts = await seedCatalog(ctx.db, labelId, size, (done) => {
+    const seconds = ((performance.now() - started) / 1000).toFixed(0);
+    process.stderr.write(`\rseeding: ${done} of ${size.releases} releases (${seconds} s)`);
+  });
+  process.stderr.write(`\nseeded in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  return facts;
+}
+
+async function measureLatency(ctx: AppContext, key: string, facts: SeededFacts, settings: Settings) {
+  const app = await buildApp(ctx, { limiter: new MemoryRateLimiter() });
+  await app.ready();
+  try {
+    const timings: Timing[] = [];
+    for (const scenario of scenariosFor(facts, settings.size)) {
+      process.stderr.write(`measuring ${scenario.name}\n`);
+      timings.push(await timeScenario(app, key, scenario, settings.requests));
+    }
+    return timings;
+  } finally {
+    await app.close();
+  }
+}
+
+async function measureMemory(
+  ctx: AppContext,
+  bench: BenchDatabase,
+  dir: string,
+  prepared: { labelId: number; key: string },
+  facts: SeededFacts,
+  uploadBytes: number,
+): Promise<MemoryResult[]> {
+  const releaseId = await givenDraft(ctx, prepared.labelId, sampleAt(facts, 0).artistId);
+  const server = await startServer(ctx.config.dataDir, bench.url, prepared.key, join(dir, 'server.log'));
+  try {
+    process.stderr.write('measuring the upload\n');
+    const upload = await measureUpload(server, releaseId, uploadBytes);
+    process.stderr.write('measuring the export\n');
+    return [upload, await measureExport(server)];
+  } finally {
+    await stopServer(server);
+  }
+}
+
+async function benchmark(dir: string, bench: BenchDatabase, settings: Settings): Promise<void> {
+  const { db, dialect } = bench.handle;
+  await migrateToLatest(db, dialect);
+  const config = loadConfig({ LABELDESK_DATA_DIR: join(dir, 'data'), BASE_URL: 'https://localhost:8443' });
+  const ctx: AppContext = { config, db, dialect, clock: systemClock };
+  const prepared = await prepareLabel(ctx);
+  const facts = await seed(ctx, prepared.labelId, settings.size);
+  await settle(bench);
+  const timings = await measureLatency(ctx, prepared.key, facts, settings);
+  const memory = await measureMemory(ctx, bench, dir, prepared, facts, settings.uploadBytes);
+  process.stdout.write(`\n${latencyReport(timings, settings, dialect)}\n\n${memoryReport(memory)}\n`);
+}
+
+async function main(): Promise<number> {
+  const settings = readSettings();
+  const dir = mkdtempSync(join(tmpdir(), 'labeldesk-bench-catalog-'));
+  const bench = await openBenchDatabase(join(dir, 'data'), settings.postgresUrl);
+  const cleanUp = async () => {
+    await bench.drop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  // Ctrl-C must not leave a large temporary dir or a PostgreSQL schema behind.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void cleanUp().finally(() => process.exit(1));
+    });
+  }
+  try {
+    await benchmark(dir, bench, settings);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`bench:catalog: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await cleanUp();
+  }
+}
+
+process.exit(await main());
