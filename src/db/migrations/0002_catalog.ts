@@ -63,7 +63,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     ['releases_label_title', ['label_id', 'title_key', 'id']],
     ['releases_label_updated', ['label_id', 'updated_at', 'id']],
     ['releases_label_status_created', ['label_id', 'status', 'created_at', 'id']],
-    ['releases_artist_created', ['artist_id', 'created_at', 'id']],
+    ['releases_label_artist_created', ['label_id', 'artist_id', 'created_at', 'id']],
     ['releases_cover_hash', ['cover_hash']],
   ];
   for (const [name, columns] of releaseIndexes) {

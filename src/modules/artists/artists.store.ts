@@ -15,6 +15,7 @@ function withReleasesCount(db: Db) {
       eb
         .selectFrom('releases')
         .select((inner) => inner.fn.countAll().as('n'))
+        .whereRef('releases.label_id', '=', 'artists.label_id')
         .whereRef('releases.artist_id', '=', 'artists.id')
         .as('releases_count'),
     );

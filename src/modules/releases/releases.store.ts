@@ -86,8 +86,12 @@ export async function listReleases(
   page: { limit: number; offset: number },
 ): Promise<{ rows: ReleaseListRow[]; total: number }> {
   const [column, direction] = SORT_ORDERS[sort];
-  const [rows, count] = await Promise.all([
-    listColumns(filtered(db, workspaceId, filter))
+  // The page's ids come from the index alone; only those rows are then read with their artist and
+  // track count. Reading whole rows while skipping to a deep page costs a row read (and, on
+  // PostgreSQL, a track count) for every skipped release.
+  const [pageIds, count] = await Promise.all([
+    filtered(db, workspaceId, filter)
+      .select('releases.id')
       .orderBy(`releases.${column}`, direction)
       .orderBy('releases.id', direction)
       .limit(page.limit)
@@ -97,8 +101,11 @@ export async function listReleases(
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow(),
   ]);
+  const ids = pageIds.map((row) => row.id);
+  const rows = ids.length === 0 ? [] : await listColumns(filtered(db, workspaceId, { ids })).execute();
+  const byId = new Map(rows.map((row) => [row.id, { ...row, tracks_count: Number(row.tracks_count ?? 0) }]));
   return {
-    rows: rows.map((row) => ({ ...row, tracks_count: Number(row.tracks_count ?? 0) })),
+    rows: ids.flatMap((id) => byId.get(id) ?? []),
     total: Number(count.n),
   };
 }

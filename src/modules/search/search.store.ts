@@ -303,6 +303,7 @@ export async function artistsByName(
       eb
         .selectFrom('releases')
         .select((inner) => inner.fn.countAll().as('n'))
+        .whereRef('releases.label_id', '=', 'artists.label_id')
         .whereRef('releases.artist_id', '=', 'artists.id')
         .as('releases_count'),
     )
