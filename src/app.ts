@@ -13,6 +13,7 @@ import { idempotencyPlugin } from './http/idempotency.ts';
 import { openapiPlugin } from './http/openapi.ts';
 import type { RateLimiter } from './http/rate-limiter.ts';
 import { ErrorBody } from './http/schemas.ts';
+import { buildValidator } from './http/validation.ts';
 import { artistsRoutes } from './modules/artists/artists.routes.ts';
 import { coversRoutes } from './modules/covers/covers.routes.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
@@ -52,6 +53,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
     return503OnClosing: true,
     frameworkErrors: sendFrameworkError,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator } },
   };
   const tls = deps.https;
   if (tls) {

@@ -19,11 +19,7 @@ export function validated<S extends TSchema>(_schema: S, value: unknown): Static
   return value as Static<S>;
 }
 
-/**
- * The value or null. Null is tried first: the validator coerces types, and tried second it would
- * turn a JSON null into "" or 0 for the first branch instead of keeping it null.
- */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([Type.Null(), schema]);
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ErrorBody = Type.Object(
   {

@@ -266,9 +266,16 @@ test('PATCH /releases/{id} edits the listed fields of a draft and answers 409 on
     ],
     [null, null],
   );
-  const bad = await call(h, 'PATCH', `/api/v1/releases/${id}`, { key, payload: { genre: 'Nope' } });
-  assert.equal(bad.statusCode, 400);
-  assert.equal((json(bad) as { field: string }).field, 'genre');
+  for (const [payload, field] of [
+    [{ genre: 'Nope' }, 'genre'],
+    [{ upc: '' }, 'upc'],
+    [{ title: null }, 'title'],
+    [{ release_date: 20260701 }, 'release_date'],
+  ] as const) {
+    const bad = await call(h, 'PATCH', `/api/v1/releases/${id}`, { key, payload });
+    assert.equal(bad.statusCode, 400, JSON.stringify(payload));
+    assert.equal((json(bad) as { field: string }).field, field, JSON.stringify(payload));
+  }
   for (const status of ['submitting', 'submitted', 'live', 'failed', 'takedown']) {
     await h.ctx.db.updateTable('releases').set({ status }).where('id', '=', id).execute();
     const refused = await call(h, 'PATCH', `/api/v1/releases/${id}`, { key, payload: { title: 'X' } });

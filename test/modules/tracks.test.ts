@@ -708,3 +708,21 @@ test('an upload repeated with its Idempotency-Key is replayed; a different uploa
   };
   assert.equal(card.release.tracks_count, 1, 'the track was added once');
 });
+
+test('JSON bodies are taken as sent: PATCH preview_start_sec 0 keeps 0, null clears it, "0" is refused', async (t) => {
+  const { h, key, releaseId } = await setup(t);
+  const track = await createdTrack(h, key, releaseId, [
+    ['title', 'Zero'],
+    ['preview_start_sec', '0.5'],
+    wavPart(),
+  ]);
+  const patch = (payload: Record<string, unknown>) =>
+    call(h, 'PATCH', `/api/v1/releases/${releaseId}/tracks/${track.id}`, { key, payload });
+  let response = await patch({ preview_start_sec: 0 });
+  assert.equal(response.statusCode, 200);
+  assert.equal((json(response) as { track: TrackCard }).track.preview_start_sec, 0);
+  response = await patch({ preview_start_sec: null });
+  assert.equal((json(response) as { track: TrackCard }).track.preview_start_sec, null);
+  response = await patch({ preview_start_sec: '0' });
+  assertInvalid(response, 'preview_start_sec');
+});
