@@ -13,6 +13,7 @@ import { idempotencyPlugin } from './http/idempotency.ts';
 import { openapiPlugin } from './http/openapi.ts';
 import type { RateLimiter } from './http/rate-limiter.ts';
 import { ErrorBody } from './http/schemas.ts';
+import { textInputPlugin } from './http/text-input.ts';
 import { buildValidator } from './http/validation.ts';
 import { artistsRoutes } from './modules/artists/artists.routes.ts';
 import { coversRoutes } from './modules/covers/covers.routes.ts';
@@ -69,6 +70,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
   await app.register(authPlugin, { ctx, limiter: deps.limiter, log });
   await app.register(idempotencyPlugin, { ctx });
   await app.register(etagPlugin);
+  await app.register(textInputPlugin);
   await app.register(openapiPlugin, { baseUrl: ctx.config.baseUrl });
 
   await app.register(

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { isoNow } from '../clock.ts';
@@ -34,7 +35,9 @@ declare module 'fastify' {
  * multipart boundary, which clients draw anew for each attempt) and its length.
  */
 function requestHash(request: FastifyRequest): string {
-  const body = request.body === undefined ? streamedBodyMark(request) : JSON.stringify(request.body);
+  const { body: parsed } = request;
+  const body =
+    parsed === undefined || parsed instanceof Readable ? streamedBodyMark(request) : JSON.stringify(parsed);
   return createHash('sha256').update(`${request.method} ${request.url}\n${body}`).digest('hex');
 }
 

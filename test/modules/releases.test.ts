@@ -437,3 +437,34 @@ test("another label's release answers 404 on read, edit, delete and history", as
   assert.equal(huge.statusCode, 400);
   assert.equal((json(huge) as { field: string }).field, 'id');
 });
+
+test('input no engine can store, or no clock can read, is 400 with its field, never 500', async (t) => {
+  const h = await buildHarness(t);
+  const { key } = await givenCaller(h);
+  const artistId = await givenArtistViaApi(h, key);
+  const cases: Array<[string, string, Record<string, unknown> | undefined, string]> = [
+    ['POST', '/api/v1/releases', draftBody(artistId, { title: 'Night\u0000Drive' }), 'title'],
+    [
+      'POST',
+      '/api/v1/releases',
+      draftBody(artistId, { featured_artists: [{ name: 'A\u0000' }] }),
+      'featured_artists/0/name',
+    ],
+    ['POST', '/api/v1/releases', draftBody(3_000_000_000), 'artist_id'],
+    ['POST', '/api/v1/artists', { name: 'Nul\u0000' }, 'name'],
+    ['GET', `/api/v1/artists?q=${encodeURIComponent('a\u0000b')}`, undefined, 'q'],
+    ['GET', '/api/v1/releases?artist_id=3000000000', undefined, 'artist_id'],
+    [
+      'GET',
+      `/api/v1/releases?updated_since=${encodeURIComponent('2026-12-31T23:59:60Z')}`,
+      undefined,
+      'updated_since',
+    ],
+  ];
+  for (const [method, path, payload, field] of cases) {
+    const response = await call(h, method as 'GET' | 'POST', path, { key, ...(payload && { payload }) });
+    assert.equal(response.statusCode, 400, `${method} ${path} ${JSON.stringify(payload)}`);
+    assert.equal((json(response) as { field: string }).field, field, `${method} ${path}`);
+  }
+  assert.equal((json(await call(h, 'GET', '/api/v1/releases', { key })) as { total: number }).total, 0);
+});

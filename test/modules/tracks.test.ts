@@ -726,3 +726,17 @@ test('JSON bodies are taken as sent: PATCH preview_start_sec 0 keeps 0, null cle
   response = await patch({ preview_start_sec: '0' });
   assertInvalid(response, 'preview_start_sec');
 });
+
+test('a raw audio body on POST .../tracks is 415 also with an Idempotency-Key; a NUL in a form field is 400', async (t) => {
+  const { h, key, releaseId } = await setup(t);
+  const raw = await call(h, 'POST', `/api/v1/releases/${releaseId}/tracks`, {
+    key,
+    payload: wavFile(),
+    headers: { 'content-type': 'audio/wav', 'idempotency-key': 'raw-1' },
+  });
+  assert.equal(raw.statusCode, 415);
+  assert.equal((json(raw) as { code: string }).code, 'unsupported_media_type');
+  const nul = await postTrack(h, key, releaseId, [['title', 'Bad\u0000Title'], wavPart()]);
+  assertInvalid(nul, 'title');
+  await assertStored(h, 0);
+});

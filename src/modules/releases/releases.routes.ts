@@ -39,6 +39,14 @@ function parseIds(text: string): number[] {
   });
 }
 
+/** Stored times are ISO text in UTC with milliseconds; a bound is put in the same form to compare as text. */
+function instantOf(field: string, text: string): string {
+  const at = new Date(text);
+  // The date-time format admits a leap second (23:59:60), which Date cannot represent.
+  if (Number.isNaN(at.getTime())) throw errors.invalid(field, `${field} must be a date-time`);
+  return at.toISOString();
+}
+
 function filterOf(query: {
   status?: string;
   artist_id?: number;
@@ -51,8 +59,8 @@ function filterOf(query: {
     artistId: query.artist_id,
     upc: query.upc?.trim(),
     ids: query.ids === undefined ? undefined : parseIds(query.ids),
-    // Stored times are ISO text in UTC with milliseconds; the bound is put in the same form to compare as text.
-    updatedSince: query.updated_since === undefined ? undefined : new Date(query.updated_since).toISOString(),
+    updatedSince:
+      query.updated_since === undefined ? undefined : instantOf('updated_since', query.updated_since),
   };
 }
 

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { PageFields } from '../../http/pagination.ts';
-import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
+import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 import { Track } from '../tracks/tracks.schemas.ts';
 
 export const RELEASE_TYPES = ['single', 'ep', 'album'] as const;
 export const RELEASE_STATUSES = ['draft', 'submitting', 'submitted', 'live', 'failed', 'takedown'] as const;
-export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export const DSP_STAGES = ['submitted', 'accepted', 'live', 'rejected', 'failed', 'taken_down'] as const;
 export const RELEASE_SORTS = ['-created_at', 'created_at', '-release_date', 'release_date', 'title'] as const;
@@ -79,7 +78,7 @@ export const ReleaseListBody = Type.Object({ releases: Type.Array(ReleaseListIte
 
 export const ReleaseQuery = Type.Object({
   status: Type.Optional(StringEnum(RELEASE_STATUSES)),
-  artist_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  artist_id: Type.Optional(Id),
   upc: Type.Optional(Type.String({ description: 'Exact UPC or EAN' })),
   ids: Type.Optional(
     Type.String({ description: 'Comma-separated ids, at most 100', examples: ['12,15,31'] }),
@@ -91,7 +90,7 @@ export const ReleaseQuery = Type.Object({
 });
 
 export const CreateReleaseBody = Type.Object({
-  artist_id: Type.Integer({ minimum: 1 }),
+  artist_id: Id,
   type: StringEnum(RELEASE_TYPES),
   title: Type.String({ minLength: 1, maxLength: 300 }),
   version: Type.Optional(Nullable(Type.String({ maxLength: 300 }))),

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { Multipart, MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../../errors.ts';
+import { assertNoNulCharacter } from '../../http/text-input.ts';
 import { discardFile, type ReceivedFile, receiveToTemp } from '../media/media.storage.ts';
 
 /** Audio files above this are refused with 413 (spec: WAV or FLAC up to 200 MB). */
@@ -84,6 +85,7 @@ function addField(fields: Map<string, string>, part: Multipart, accepted: Readon
   if (fields.has(name)) throw errors.invalid(name, `${name} was sent more than once`);
   if (part.valueTruncated)
     throw errors.payloadTooLarge(`${name} is longer than ${MAX_FIELD_BYTES / 1024} KB`);
+  assertNoNulCharacter(name, part.value);
   // A part declared application/json arrives parsed; the fields are read from text in one place.
   fields.set(name, typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
 }
