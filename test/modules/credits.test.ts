@@ -132,3 +132,11 @@ test('credits change while draft or waiting for moderation; 404 across labels; s
   assert.equal(refused.statusCode, 403);
   assert.equal((json(refused) as { required_scope: string }).required_scope, 'catalog:write');
 });
+
+test("the spec's example writer roles (Composer/Instrumentalist, Lyricist) are accepted", async (t) => {
+  const { h, key, path } = await setup(t);
+  const credits = await put(h, key, path, {
+    writers: [{ name: 'Lena', roles: ['Composer', 'Instrumentalist', 'Lyricist'] }],
+  });
+  assert.deepEqual(credits.writers, [{ name: 'Lena', roles: ['Composer', 'Instrumentalist', 'Lyricist'] }]);
+});

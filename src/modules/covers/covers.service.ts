@@ -1,10 +1,9 @@
 import type { Readable } from 'node:stream';
-import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
-import { removeUnusedMedia } from '../media/media.cleanup.ts';
+import { referStoredFile, removeUnusedMedia } from '../media/media.cleanup.ts';
 import { discardFile, keepFile, type ReceivedFile, receiveToTemp } from '../media/media.storage.ts';
-import { assertDraft, loadRelease } from '../releases/releases.service.ts';
+import { assertDraft, changeRelease, loadRelease } from '../releases/releases.service.ts';
 import { type ReleaseRow, updateRelease } from '../releases/releases.store.ts';
 import { type CoverImage, inspectCover } from './covers.image.ts';
 import { type CoverFormat, coverExtension, isCoverFormat } from './covers.urls.ts';
@@ -35,18 +34,24 @@ async function storeCover(
   file: ReceivedFile,
   image: CoverImage,
 ): Promise<ReleaseRow> {
-  // Checked again: an upload takes a while, and the release may have been submitted meanwhile.
-  const release = await loadDraft(ctx, workspace, releaseId);
-  await keepFile(ctx.config.dataDir, file, 'covers', coverExtension(image.format));
-  await updateRelease(ctx.db, workspace.id, releaseId, {
-    cover_hash: file.sha256,
-    cover_format: image.format,
-    cover_width: image.width,
-    cover_height: image.height,
-    cover_bytes: file.bytes,
-    updated_at: isoNow(ctx.clock),
-  });
-  return release;
+  const format = image.format;
+  await keepFile(ctx.config.dataDir, file, 'covers', coverExtension(format));
+  // The release is locked and checked again: an upload takes a while, and the release may have been
+  // submitted or deleted meanwhile (then the file goes again, unless another release shows it).
+  return referStoredFile(ctx, 'covers', { hash: file.sha256, format }, () =>
+    changeRelease(ctx, workspace, releaseId, async (trx, release, at) => {
+      assertDraft(release, CHANGING_THE_COVER);
+      await updateRelease(trx, workspace.id, releaseId, {
+        cover_hash: file.sha256,
+        cover_format: format,
+        cover_width: image.width,
+        cover_height: image.height,
+        cover_bytes: file.bytes,
+        updated_at: at,
+      });
+      return release;
+    }),
+  );
 }
 
 /** The replaced cover's file and its resized copies go once no release (a sandbox copy) shows it. */

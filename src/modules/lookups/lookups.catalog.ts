@@ -76,7 +76,6 @@ export const CONTRIBUTOR_ROLES: readonly ContributorRole[] = [
   role('Piano', 'contributor', ['Фортепиано', 'Пианино', 'Пианист']),
   role('Synthesizer', 'contributor', ['Синтезатор']),
   role('Strings', 'contributor', ['Струнные']),
-  role('Instrumentalist', 'contributor', ['Инструменталист', 'Музыкант']),
   role('Programming', 'contributor', ['Программирование', 'Битмейкер']),
   role('DJ', 'contributor', ['Диджей']),
   role('Arranger', 'contributor', ['Аранжировщик', 'Аранжировка']),
@@ -89,6 +88,8 @@ export const CONTRIBUTOR_ROLES: readonly ContributorRole[] = [
     'Мастеринг',
   ]),
   role('Composer', 'writer', ['Композитор', 'Автор музыки']),
+  // The spec's example writer roles are "Composer/Instrumentalist, Lyricist".
+  role('Instrumentalist', 'writer', ['Инструменталист']),
   role('Lyricist', 'writer', ['Автор слов', 'Автор текста', 'Поэт']),
   role('Songwriter', 'writer', ['Автор песни']),
 ];

@@ -47,3 +47,21 @@ export async function removeUnusedMedia(
     if (kind === 'covers') await removeVariants(ctx.config.dataDir, kind, file.hash, ext);
   }
 }
+
+/**
+ * Runs the write that refers to a just-kept file; when it fails, the file goes again unless
+ * another row (a sandbox copy, an identical upload) refers to the same content.
+ */
+export async function referStoredFile<T>(
+  ctx: AppContext,
+  kind: MediaKind,
+  stored: StoredFileRef,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    await removeUnusedMedia(ctx, kind, [stored]);
+    throw error;
+  }
+}

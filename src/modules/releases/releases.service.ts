@@ -65,6 +65,24 @@ export async function touchRelease(
   await updateRelease(db, workspace.id, releaseId, { updated_at: at });
 }
 
+/**
+ * Runs `change` in a transaction that first marks the release as changed. Updating the release row
+ * first also makes concurrent changes of one release wait for each other (a row lock on PostgreSQL;
+ * SQLite runs one transaction at a time), so the state read after it is still true at commit.
+ */
+export async function changeRelease<T>(
+  ctx: AppContext,
+  workspace: Workspace,
+  releaseId: number,
+  change: (trx: Db, release: ReleaseRow, at: string) => Promise<T>,
+): Promise<T> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const at = isoNow(ctx.clock);
+    await touchRelease(trx, workspace, releaseId, at);
+    return change(trx, await loadRelease(trx, workspace, releaseId), at);
+  });
+}
+
 export async function releaseCard(
   ctx: AppContext,
   workspace: Workspace,
@@ -265,6 +283,9 @@ function releaseChanges(body: Static<typeof PatchReleaseBody>): Partial<ReleaseR
 /** Drafts, and anything in the sandbox, may be deleted; what was sent to platforms stays. */
 export async function removeRelease(ctx: AppContext, workspace: Workspace, id: number): Promise<void> {
   const { cover, audio } = await ctx.db.transaction().execute(async (trx) => {
+    // Touching the row first makes a concurrent track upload wait and then find the release gone,
+    // so no track (and no file) is added between listing the tracks and the delete.
+    await touchRelease(trx, workspace, id, isoNow(ctx.clock));
     const release = await loadRelease(trx, workspace, id);
     if (!workspace.sandbox) assertDraft(release, 'Deleting a release');
     const tracks = await listReleaseTracks(trx, workspace.id, id);

@@ -95,6 +95,7 @@ export const LyricLineSchema = Type.Object(
   {
     time: Type.Number({
       minimum: 0,
+      maximum: 86_400,
       description: 'Seconds from the start; kept to centiseconds',
       examples: [83.5],
     }),

@@ -1,12 +1,11 @@
-import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { searchKey } from '../../lib/text.ts';
-import { removeUnusedMedia } from '../media/media.cleanup.ts';
+import { referStoredFile, removeUnusedMedia } from '../media/media.cleanup.ts';
 import { discardFile, keepFile } from '../media/media.storage.ts';
-import { assertDraft, loadRelease, touchRelease } from '../releases/releases.service.ts';
+import { assertDraft, changeRelease, loadRelease } from '../releases/releases.service.ts';
 import type { ReleaseRow } from '../releases/releases.store.ts';
 import { type AudioFacts, probeAudio } from './tracks.audio.ts';
 import { assertPreviewWithin, formInput, type TrackFieldsInput, trackChanges } from './tracks.fields.ts';
@@ -74,24 +73,6 @@ export async function assertCanReplaceAudio(
   await loadTrack(ctx.db, workspace, releaseId, trackId);
 }
 
-/**
- * Runs `change` in a transaction that first marks the release as changed. Updating the release row
- * first also makes concurrent changes of one release wait for each other (a row lock on PostgreSQL;
- * SQLite runs one transaction at a time), so the state read after it is still true at commit.
- */
-async function changeRelease<T>(
-  ctx: AppContext,
-  workspace: Workspace,
-  releaseId: number,
-  change: (trx: Db, release: ReleaseRow, at: string) => Promise<T>,
-): Promise<T> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const at = isoNow(ctx.clock);
-    await touchRelease(trx, workspace, releaseId, at);
-    return change(trx, await loadRelease(trx, workspace, releaseId), at);
-  });
-}
-
 /** Changes one track of a release whose tracks may change, in one transaction with the release. */
 export async function editTrack<T>(
   ctx: AppContext,
@@ -151,23 +132,6 @@ async function storeAudio(
   });
 }
 
-/**
- * Runs the write that refers to a stored file; when it fails, the file goes again unless another
- * track (a sandbox copy, an identical upload) refers to the same content.
- */
-async function referStoredAudio<T>(
-  ctx: AppContext,
-  stored: { hash: string; format: string },
-  write: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    await removeUnusedMedia(ctx, 'audio', [stored]);
-    throw error;
-  }
-}
-
 function checkedMetadata(form: TrackForm) {
   const changes = trackChanges(formInput(form.fields));
   const title = changes.title;
@@ -188,7 +152,7 @@ export async function createTrack(
   const facts = await storeAudio(ctx, audio, (probed) =>
     assertPreviewWithin(metadata.preview_start_sec ?? null, probed.durationSec),
   );
-  return referStoredAudio(ctx, { hash: audio.file.sha256, format: facts.format }, () =>
+  return referStoredFile(ctx, 'audio', { hash: audio.file.sha256, format: facts.format }, () =>
     changeRelease(ctx, workspace, releaseId, async (trx, release, at) => {
       const count = await assertRoomForTrack(trx, workspace, release);
       return insertTrack(trx, {
@@ -250,8 +214,9 @@ export async function replaceAudio(
   audio: ReceivedAudio,
 ): Promise<TrackRow> {
   const facts = await storeAudio(ctx, audio, () => undefined);
-  const { previous, row } = await referStoredAudio(
+  const { previous, row } = await referStoredFile(
     ctx,
+    'audio',
     { hash: audio.file.sha256, format: facts.format },
     () =>
       editTrack(ctx, workspace, ids, async (trx, track, at) => {
