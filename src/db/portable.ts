@@ -1,4 +1,4 @@
-import type { CreateTableBuilder } from 'kysely';
+import type { CreateTableBuilder, Kysely } from 'kysely';
 
 /** The only place that knows SQLite from PostgreSQL. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -30,4 +30,19 @@ export function isUniqueViolation(error: unknown): boolean {
  */
 export function forUpdate<Q extends { forUpdate(): Q }>(query: Q, dialect: Dialect): Q {
   return dialect === 'postgres' ? query.forUpdate() : query;
+}
+
+/**
+ * A transaction whose reads all see one moment of the database: REPEATABLE READ on PostgreSQL
+ * (its default, READ COMMITTED, lets each statement see later commits); SQLite's transactions
+ * already read one snapshot.
+ */
+export function snapshotTransaction<DB>(db: Kysely<DB>, dialect: Dialect) {
+  const transaction = db.transaction();
+  return dialect === 'postgres' ? transaction.setIsolationLevel('repeatable read') : transaction;
+}
+
+/** PostgreSQL refused a snapshot transaction's write because a concurrent one changed the row first. */
+export function isSerializationFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === '40001';
 }

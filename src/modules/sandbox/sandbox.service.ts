@@ -1,6 +1,7 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
+import { isSerializationFailure, snapshotTransaction } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { findSandboxOf, getLabel } from '../labels/labels.service.ts';
@@ -23,10 +24,17 @@ import {
  * copy happens once, also when first requests arrive together, and concurrent ones wait for it.
  */
 export async function copyCatalogIntoSandbox(ctx: AppContext, workspace: Workspace): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
-    if (!(await claimCatalogCopy(trx, workspace.id, isoNow(ctx.clock)))) return;
-    await copyCatalog(trx, workspace.labelId, workspace.id);
-  });
+  try {
+    // One snapshot for the four copies, so a release is never copied without its artist or tracks.
+    await snapshotTransaction(ctx.db, ctx.dialect).execute(async (trx) => {
+      if (!(await claimCatalogCopy(trx, workspace.id, isoNow(ctx.clock)))) return;
+      await copyCatalog(trx, workspace.labelId, workspace.id);
+    });
+  } catch (error) {
+    // On PostgreSQL a concurrent first request that claimed the copy first makes our claim fail:
+    // its copy has committed, which is all this request needed.
+    if (!isSerializationFailure(error)) throw error;
+  }
 }
 
 async function copyCatalog(db: Db, labelId: number, sandboxId: number): Promise<void> {
@@ -43,7 +51,7 @@ export async function resetSandbox(ctx: AppContext, labelId: number): Promise<{ 
   const sandbox = await findSandboxOf(ctx.db, label.id);
   if (!sandbox) throw errors.invalid('label', 'This label has no sandbox: create a key with --sandbox first');
   const files = await sandboxFiles(ctx.db, sandbox.id);
-  await ctx.db.transaction().execute(async (trx) => {
+  await snapshotTransaction(ctx.db, ctx.dialect).execute(async (trx) => {
     await dropSandboxCatalog(trx, sandbox.id);
     await markCatalogCopied(trx, sandbox.id, isoNow(ctx.clock));
     await copyCatalog(trx, label.id, sandbox.id);
