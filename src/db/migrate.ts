@@ -1,8 +1,8 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as platform from './migrations/0001_platform.ts';
 import * as catalog from './migrations/0002_catalog.ts';
 import * as catalogSearch from './migrations/0003_catalog_search.ts';
-import type { Dialect } from './portable.ts';
+import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -32,6 +32,8 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: Dialect): Pro
   const migrator = new Migrator({
     db,
     provider: new StaticMigrationProvider(dialect),
+    // Kysely looks for its tables in every schema when none is named, so tables of another
+    // installation (or test run) in another schema of the database would be taken for ours.
     ...(dialect === 'postgres' && { migrationTableSchema: await currentSchema(db) }),
   });
   const { error, results } = await migrator.migrateToLatest();
@@ -39,16 +41,4 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: Dialect): Pro
   return (results ?? [])
     .filter((result) => result.status === 'Success')
     .map((result) => result.migrationName);
-}
-
-/**
- * Kysely looks for its migration tables in every schema when none is named, so a database whose
- * other schemas hold another installation's (or another test run's) tables would be taken as
- * migrated. The tables belong in the schema this connection works in.
- */
-async function currentSchema<DB>(db: Kysely<DB>): Promise<string> {
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-  const schema = rows[0]?.schema;
-  if (!schema) throw new Error('PostgreSQL has no current schema: check the search_path of DATABASE_URL');
-  return schema;
 }

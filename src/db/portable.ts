@@ -1,4 +1,4 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import { type CreateTableBuilder, type Kysely, sql } from 'kysely';
 
 /** The only place that knows SQLite from PostgreSQL. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -45,4 +45,12 @@ export function snapshotTransaction<DB>(db: Kysely<DB>, dialect: Dialect) {
 /** PostgreSQL refused a snapshot transaction's write because a concurrent one changed the row first. */
 export function isSerializationFailure(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && error.code === '40001';
+}
+
+/** The PostgreSQL schema this connection creates tables in (the first of its search_path). */
+export async function currentSchema<DB>(db: Kysely<DB>): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('PostgreSQL has no current schema: check the search_path of DATABASE_URL');
+  return schema;
 }

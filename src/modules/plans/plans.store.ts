@@ -10,7 +10,10 @@ import { USAGE_NAMES, type UsageName } from './plans.catalog.ts';
 /** Nothing of these kinds can be stored until their modules exist, so their use is zero. */
 const noneStoredYet: LabelCount = (eb) => eb.val(0);
 
-/** Where each limit's use is counted; always for the label itself, never its sandbox. */
+/**
+ * How each limit's use is counted in one workspace: `/me` shows the label's own; a sandbox's
+ * limit checks count the sandbox's copy.
+ */
 const USAGE_COUNTS: Record<UsageName, LabelCount> = {
   releases: releaseCount,
   artists: artistCount,
