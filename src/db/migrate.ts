@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import * as platform from './migrations/0001_platform.ts';
 import * as catalog from './migrations/0002_catalog.ts';
 import * as catalogSearch from './migrations/0003_catalog_search.ts';
+import * as catalogCounts from './migrations/0004_catalog_counts.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -13,6 +14,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0001_platform', platform],
   ['0002_catalog', catalog],
   ['0003_catalog_search', catalogSearch],
+  ['0004_catalog_counts', catalogCounts],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -165,6 +165,18 @@ export interface ReleaseHistoryTable {
   at: string;
 }
 
+/** Kept by triggers (migration 0004): a workspace's releases by status, and its tracks. */
+export interface ReleaseCountsTable {
+  label_id: number;
+  status: string;
+  n: number;
+}
+
+export interface TrackCountsTable {
+  label_id: number;
+  n: number;
+}
+
 export interface Database {
   labels: LabelsTable;
   api_keys: ApiKeysTable;
@@ -176,4 +188,6 @@ export interface Database {
   tracks: TracksTable;
   release_dsp_statuses: ReleaseDspStatusesTable;
   release_history: ReleaseHistoryTable;
+  release_counts: ReleaseCountsTable;
+  track_counts: TrackCountsTable;
 }

@@ -6,6 +6,7 @@ import {
   buildHarness,
   call,
   givenCaller,
+  givenKey,
   givenLabel,
   type Harness,
   json,
@@ -467,4 +468,52 @@ test('input no engine can store, or no clock can read, is 400 with its field, ne
     assert.equal((json(response) as { field: string }).field, field, `${method} ${path}`);
   }
   assert.equal((json(await call(h, 'GET', '/api/v1/releases', { key })) as { total: number }).total, 0);
+});
+
+test('list totals follow inserts, status changes, deletions and the sandbox copy', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h);
+  const artist = await givenArtist(h, label.id);
+  const a = await givenRelease(h, label.id, { artist_id: artist.id, status: 'draft' });
+  const b = await givenRelease(h, label.id, { artist_id: artist.id, status: 'live' });
+  await givenRelease(h, label.id, { artist_id: artist.id, status: 'live' });
+  const totals = async (k: string) => {
+    const out: Record<string, string | undefined> = {};
+    for (const query of ['', '?status=live', '?status=draft', '?status=failed']) {
+      const response = await call(h, 'GET', `/api/v1/releases${query}`, { key: k });
+      out[query || 'all'] = response.headers['x-total-count'] as string | undefined;
+    }
+    return out;
+  };
+  assert.deepEqual(await totals(key), {
+    all: '3',
+    '?status=live': '2',
+    '?status=draft': '1',
+    '?status=failed': '0',
+  });
+  await h.ctx.db.updateTable('releases').set({ status: 'failed' }).where('id', '=', b.id).execute();
+  assert.deepEqual(await totals(key), {
+    all: '3',
+    '?status=live': '1',
+    '?status=draft': '1',
+    '?status=failed': '1',
+  });
+  assert.equal((await call(h, 'DELETE', `/api/v1/releases/${a.id}`, { key })).statusCode, 200);
+  assert.deepEqual(await totals(key), {
+    all: '2',
+    '?status=live': '1',
+    '?status=draft': '0',
+    '?status=failed': '1',
+  });
+  const usage = json(await call(h, 'GET', '/api/v1/me/usage', { key })) as {
+    usage: { releases: { used: number } };
+  };
+  assert.equal(usage.usage.releases.used, 2);
+  const sandboxKey = await givenKey(h, label.id, { sandbox: true });
+  assert.deepEqual(await totals(sandboxKey), {
+    all: '2',
+    '?status=live': '1',
+    '?status=draft': '0',
+    '?status=failed': '1',
+  });
 });

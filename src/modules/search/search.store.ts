@@ -55,6 +55,16 @@ interface IdPage {
   total: number;
 }
 
+/** All the workspace's tracks, from the counter the triggers of migration 0004 keep. */
+async function workspaceTrackCount(db: Db, workspaceId: number): Promise<number> {
+  const row = await db
+    .selectFrom('track_counts')
+    .select('n')
+    .where(ownedBy('track_counts', workspaceId))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 /** A title filter alone: through the text index, newest first. */
 async function titlePage(
   db: Db,
@@ -85,13 +95,16 @@ async function narrowPage(db: Db, workspaceId: number, filter: TrackListFilter, 
     filter.releaseId === undefined
       ? narrowQuery(db, workspaceId, filter).orderBy('tracks.id', 'desc')
       : narrowQuery(db, workspaceId, filter).orderBy('tracks.number').orderBy('tracks.id');
+  const unfiltered = filter.releaseId === undefined && filter.isrc === undefined;
   const [rows, total] = await Promise.all([
     ordered.select('tracks.id').limit(page.limit).offset(page.offset).execute(),
-    countOf(
-      narrowQuery(db, workspaceId, filter)
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow(),
-    ),
+    unfiltered
+      ? workspaceTrackCount(db, workspaceId)
+      : countOf(
+          narrowQuery(db, workspaceId, filter)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow(),
+        ),
   ]);
   return { ids: rows.map((row) => row.id), total };
 }
