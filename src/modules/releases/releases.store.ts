@@ -99,13 +99,26 @@ export async function listReleases(
       .execute(),
     countReleases(db, workspaceId, filter),
   ]);
-  const ids = pageIds.map((row) => row.id);
-  const rows = ids.length === 0 ? [] : await listColumns(filtered(db, workspaceId, { ids })).execute();
-  const byId = new Map(rows.map((row) => [row.id, { ...row, tracks_count: Number(row.tracks_count ?? 0) }]));
   return {
-    rows: ids.flatMap((id) => byId.get(id) ?? []),
+    rows: await releaseListRowsByIds(
+      db,
+      workspaceId,
+      pageIds.map((row) => row.id),
+    ),
     total: count,
   };
+}
+
+/** The workspace's releases with these ids, in the order of the ids, with what a list item shows. */
+export async function releaseListRowsByIds(
+  db: Db,
+  workspaceId: number,
+  ids: readonly number[],
+): Promise<ReleaseListRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await listColumns(filtered(db, workspaceId, { ids: [...ids] })).execute();
+  const byId = new Map(rows.map((row) => [row.id, { ...row, tracks_count: Number(row.tracks_count ?? 0) }]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /**

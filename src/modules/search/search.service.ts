@@ -5,6 +5,7 @@ import { errors } from '../../errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { normalizeIsrc } from '../../lib/isrc.ts';
 import { presentReleaseListItem } from '../releases/releases.presenter.ts';
+import { releaseListRowsByIds } from '../releases/releases.store.ts';
 import { presentTrack } from '../tracks/tracks.presenter.ts';
 import type { SearchBody, TrackListItem } from './search.schemas.ts';
 import {
@@ -13,7 +14,6 @@ import {
   releaseExists,
   releaseIdsByTitle,
   releaseIdsByUpcPrefix,
-  releaseListRows,
   type TrackHit,
   type TrackListRow,
   trackListRows,
@@ -136,7 +136,7 @@ export async function searchCatalog(
     artistsByName(ctx.db, ctx.dialect, workspace.id, q, SEARCH_LIMIT),
     searchTracks(ctx, workspace.id, q),
   ]);
-  const releases = inOrder(releaseIds, await releaseListRows(ctx.db, workspace.id, releaseIds));
+  const releases = await releaseListRowsByIds(ctx.db, workspace.id, releaseIds);
   return {
     query: q,
     releases: releases.map((row) => presentReleaseListItem(row, workspace, ctx.config.baseUrl)),

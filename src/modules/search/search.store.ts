@@ -2,7 +2,6 @@ import type { Db } from '../../db/database.ts';
 import type { Dialect } from '../../db/portable.ts';
 import { ownedBy } from '../../db/scope.ts';
 import { keyContains } from '../../db/text-search.ts';
-import type { ReleaseListRow } from '../releases/releases.store.ts';
 import type { TrackRow } from '../tracks/tracks.presenter.ts';
 import { keyMatches } from './search.text.ts';
 
@@ -267,31 +266,6 @@ function nextDigitPrefix(digits: string): string | null {
   if (kept === '') return null;
   const last = Number(kept.slice(-1));
   return `${kept.slice(0, -1)}${last + 1}`;
-}
-
-/** Releases in the list-item shape, with their artist's name and track count. */
-export async function releaseListRows(
-  db: Db,
-  workspaceId: number,
-  ids: readonly number[],
-): Promise<ReleaseListRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('releases')
-    .innerJoin('artists', 'artists.id', 'releases.artist_id')
-    .selectAll('releases')
-    .select('artists.name as artist_name')
-    .select((eb) =>
-      eb
-        .selectFrom('tracks')
-        .select((inner) => inner.fn.countAll().as('n'))
-        .whereRef('tracks.release_id', '=', 'releases.id')
-        .as('tracks_count'),
-    )
-    .where(ownedBy('releases', workspaceId))
-    .where('releases.id', 'in', ids)
-    .execute();
-  return rows.map((row) => ({ ...row, tracks_count: Number(row.tracks_count ?? 0) }));
 }
 
 export interface ArtistHit {
