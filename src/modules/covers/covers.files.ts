@@ -6,9 +6,13 @@ import { fileExists, mediaPath, newTempPath, variantPath } from '../media/media.
 import { renderVariant } from './covers.image.ts';
 import type { CoverFormat } from './covers.urls.ts';
 
-/** Widths a client may ask for with `?w=`. */
-export const MIN_VARIANT_WIDTH = 16;
-export const MAX_VARIANT_WIDTH = 3000;
+/**
+ * Widths a client may ask for with `?w=`. A fixed set: every resized copy is rendered once and
+ * kept, and the address needs no key, so any width would let anyone fill the disk.
+ */
+export const VARIANT_WIDTHS = [
+  100, 150, 200, 300, 400, 500, 600, 640, 800, 1000, 1200, 1400, 1500, 2000, 3000,
+] as const;
 
 const FILE_NAME = /^([0-9a-f]{64})\.(jpg|png)$/;
 const FORMAT_OF_EXTENSION: Readonly<Record<string, CoverFormat>> = { jpg: 'jpeg', png: 'png' };

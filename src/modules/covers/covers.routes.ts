@@ -25,7 +25,8 @@ const CoverBody = Type.Object({
   ok: Type.Literal(true),
   cover_url: Type.String({
     format: 'uri',
-    description: 'Our copy, named by content; append ?w=300 (16 to 3000) for a resized one',
+    description:
+      'Our copy, named by content; append ?w=300 (or 100 to 3000, see GET /media/covers) for a resized one',
     examples: [
       'https://api.example.com/media/covers/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.jpg',
     ],

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
-import { ErrorResponse } from '../../http/schemas.ts';
-import { findCoverFile, MAX_VARIANT_WIDTH, MIN_VARIANT_WIDTH } from '../covers/covers.files.ts';
+import { ErrorResponse, validated } from '../../http/schemas.ts';
+import { findCoverFile, VARIANT_WIDTHS } from '../covers/covers.files.ts';
 
 const CoverFileParams = Type.Object({
   file: Type.String({
@@ -14,11 +14,10 @@ const CoverFileParams = Type.Object({
 
 const CoverFileQuery = Type.Object({
   w: Type.Optional(
-    Type.Integer({
-      minimum: MIN_VARIANT_WIDTH,
-      maximum: MAX_VARIANT_WIDTH,
-      description:
-        'Width in pixels of a resized copy (for example 300, 640 or 1400); a cover is never enlarged',
+    Type.Unsafe<number>({
+      type: 'integer',
+      enum: [...VARIANT_WIDTHS],
+      description: 'Width in pixels of a resized copy; a cover is never enlarged',
     }),
   ),
 });
@@ -50,7 +49,8 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const cover = await findCoverFile(ctx.config.dataDir, request.params.file, request.query.w ?? null);
+        const { w } = validated(CoverFileQuery, request.query);
+        const cover = await findCoverFile(ctx.config.dataDir, request.params.file, w ?? null);
         // Read whole (a cover is at most 20 MB, a resized one far less) so that the ETag plugin
         // can answer If-None-Match with 304; the tag itself comes from the content hash.
         const bytes = await readFile(cover.path);
