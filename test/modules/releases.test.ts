@@ -517,3 +517,42 @@ test('list totals follow inserts, status changes, deletions and the sandbox copy
     '?status=failed': '1',
   });
 });
+
+test('GET /releases/{id}/dsp-status lists the platform statuses only (empty for a fresh release)', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h, { scopes: ['catalog:read'] });
+  const release = await givenRelease(h, label.id);
+  let response = await call(h, 'GET', `/api/v1/releases/${release.id}/dsp-status`, { key });
+  assert.equal(response.statusCode, 200);
+  assert.equal(typeof response.headers.etag, 'string');
+  assert.deepEqual(json(response), { release_id: release.id, dsp_statuses: [] });
+  await h.ctx.db
+    .insertInto('release_dsp_statuses')
+    .values([
+      {
+        release_id: release.id,
+        label_id: label.id,
+        dsp: 'yandex',
+        stage: 'live',
+        detail: null,
+        updated_at: NOW,
+      },
+      {
+        release_id: release.id,
+        label_id: label.id,
+        dsp: 'apple',
+        stage: 'rejected',
+        detail: 'Cover text',
+        updated_at: NOW,
+      },
+    ])
+    .execute();
+  response = await call(h, 'GET', `/api/v1/releases/${release.id}/dsp-status`, { key });
+  assert.deepEqual(json(response), {
+    release_id: release.id,
+    dsp_statuses: [
+      { dsp: 'apple', stage: 'rejected', detail: 'Cover text', updated_at: NOW },
+      { dsp: 'yandex', stage: 'live', detail: null, updated_at: NOW },
+    ],
+  });
+});

@@ -24,6 +24,13 @@ function parseJson<T>(json: string, fallback: T): T {
   }
 }
 
+export function presentDspStatuses(rows: readonly DspStatusRow[]): ReleaseCardView['dsp_statuses'] {
+  return rows.map((status) => ({
+    ...status,
+    stage: status.stage as ReleaseCardView['dsp_statuses'][number]['stage'],
+  }));
+}
+
 export function presentReleaseListItem(
   row: ReleaseListRow,
   workspace: Workspace,
@@ -65,9 +72,6 @@ export function presentReleaseCard(
     store_links: parseJson<Record<string, string>>(row.store_links, {}),
     is_ai_generated: tracks.some((track) => track.ai_service !== null),
     tracks: tracks.map((track) => presentTrack(track, workspace)),
-    dsp_statuses: dspStatuses.map((status) => ({
-      ...status,
-      stage: status.stage as ReleaseCardView['dsp_statuses'][number]['stage'],
-    })),
+    dsp_statuses: presentDspStatuses(dspStatuses),
   };
 }

@@ -8,6 +8,7 @@ import { ErrorResponse, IdParams, OkBody, validated } from '../../http/schemas.t
 import {
   CreatedReleaseCard,
   CreateReleaseBody,
+  DspStatus,
   HistoryEntry,
   PatchReleaseBody,
   ReleaseCard,
@@ -18,6 +19,7 @@ import {
   createRelease,
   patchRelease,
   releaseCard,
+  releaseDspStatuses,
   releaseHistory,
   releasePage,
   removeRelease,
@@ -169,6 +171,24 @@ export function releasesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         await removeRelease(ctx, authOf(request).workspace, request.params.id);
         return { ok: true as const };
       },
+    );
+
+    app.get(
+      '/releases/:id/dsp-status',
+      {
+        config: { access: 'catalog:read' },
+        schema: {
+          tags: ['releases'],
+          operationId: 'getReleaseDspStatus',
+          summary: "The release's stage on each platform (empty until the distributor reports)",
+          params: IdParams,
+          response: { 200: Type.Object({ release_id: Type.Integer(), dsp_statuses: Type.Array(DspStatus) }) },
+        },
+      },
+      async (request) => ({
+        release_id: request.params.id,
+        dsp_statuses: await releaseDspStatuses(ctx, authOf(request).workspace, request.params.id),
+      }),
     );
 
     app.get(

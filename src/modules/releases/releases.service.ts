@@ -17,6 +17,7 @@ import { removeUnusedMedia } from '../media/media.cleanup.ts';
 import { enforceLimit } from '../plans/plans.service.ts';
 import {
   type HistoryView,
+  presentDspStatuses,
   presentReleaseCard,
   presentReleaseListItem,
   type ReleaseCardView,
@@ -304,6 +305,16 @@ export async function removeRelease(ctx: AppContext, workspace: Workspace, id: n
   });
   await removeUnusedMedia(ctx, 'covers', cover);
   await removeUnusedMedia(ctx, 'audio', audio);
+}
+
+export async function releaseDspStatuses(
+  ctx: AppContext,
+  workspace: Workspace,
+  id: number,
+): Promise<ReleaseCardView['dsp_statuses']> {
+  await loadRelease(ctx.db, workspace, id);
+  const rows = await listDspStatuses(ctx.db, workspace.id, id);
+  return presentDspStatuses(rows);
 }
 
 export async function releaseHistory(
