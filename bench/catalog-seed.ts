@@ -299,3 +299,53 @@ export async function seedCatalog(
   }
   return factsOf(words, samples);
 }
+
+/** Where the seeded event feed starts and ends, for lookups that land in it. */
+export interface SeededEvents {
+  middleId: number;
+  lastId: number;
+}
+
+const EVENTS_PER_TRANSACTION = 5_000;
+
+/**
+ * `count` events in the label's feed, written directly in large transactions: one in a hundred is
+ * `release.live`, the rest `release.dsp_status`, as a busy label's feed would be.
+ */
+export async function seedEvents(db: Db, labelId: number, count: number): Promise<SeededEvents> {
+  const created_at = new Date().toISOString();
+  let firstId = 0;
+  let lastId = 0;
+  for (let start = 0; start < count; start += EVENTS_PER_TRANSACTION) {
+    const rows = Array.from({ length: Math.min(EVENTS_PER_TRANSACTION, count - start) }, (_, i) => {
+      const n = start + i;
+      const live = n % 100 === 0;
+      return {
+        label_id: labelId,
+        event: live ? 'release.live' : 'release.dsp_status',
+        data: JSON.stringify(
+          live
+            ? { release: { id: n }, upc: null }
+            : { release: { id: n }, dsp: 'spotify', stage: 'accepted', detail: null },
+        ),
+        created_at,
+      };
+    });
+    const ids = await db.transaction().execute(async (trx) => {
+      const inserted: number[] = [];
+      // Within the bind-parameter limits of both engines.
+      for (let i = 0; i < rows.length; i += 500) {
+        const batch = await trx
+          .insertInto('events')
+          .values(rows.slice(i, i + 500))
+          .returning('id')
+          .execute();
+        inserted.push(...batch.map((row) => row.id));
+      }
+      return inserted;
+    });
+    if (firstId === 0) firstId = ids[0] ?? 0;
+    lastId = ids.at(-1) ?? lastId;
+  }
+  return { middleId: Math.floor((firstId + lastId) / 2), lastId };
+}

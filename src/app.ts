@@ -17,6 +17,7 @@ import { textInputPlugin } from './http/text-input.ts';
 import { buildValidator } from './http/validation.ts';
 import { artistsRoutes } from './modules/artists/artists.routes.ts';
 import { coversRoutes } from './modules/covers/covers.routes.ts';
+import { eventsRoutes } from './modules/events/events.routes.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
 import { lookupsRoutes } from './modules/lookups/lookups.routes.ts';
 import { mediaRoutes } from './modules/media/media.routes.ts';
@@ -87,6 +88,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
       await api.register(tracksRoutes(ctx));
       await api.register(searchRoutes(ctx));
       await api.register(reportsRoutes(ctx));
+      await api.register(eventsRoutes(ctx));
     },
     { prefix: '/api/v1' },
   );

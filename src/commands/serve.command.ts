@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { deleteIdempotencyRowsBefore } from '../http/idempotency.store.ts';
 import { createRateLimiter } from '../http/rate-limiter.ts';
 import { createServerLog } from '../log.ts';
+import { pruneExpiredEvents } from '../modules/events/events.service.ts';
 import { countLabels } from '../modules/labels/labels.store.ts';
 import { openContext } from '../runtime.ts';
 import { loadTlsMaterial } from '../tls.ts';
@@ -19,13 +20,13 @@ function firstStepsMessage(config: Config): string {
   ].join('\n');
 }
 
-/** Idempotency records live 24 hours; this drops older ones once an hour. */
-function pruneIdempotencyKeysHourly(ctx: AppContext): NodeJS.Timeout {
+/** Idempotency records live 24 hours and events 90 days; this drops older ones once an hour. */
+function pruneHourly(ctx: AppContext): NodeJS.Timeout {
   const prune = () =>
-    deleteIdempotencyRowsBefore(
-      ctx.db,
-      new Date(ctx.clock.now().getTime() - 24 * HOUR_MS).toISOString(),
-    ).catch(() => undefined);
+    Promise.all([
+      deleteIdempotencyRowsBefore(ctx.db, new Date(ctx.clock.now().getTime() - 24 * HOUR_MS).toISOString()),
+      pruneExpiredEvents(ctx.db, ctx.clock),
+    ]).catch(() => undefined);
   void prune();
   return setInterval(prune, HOUR_MS).unref();
 }
@@ -41,7 +42,7 @@ export async function serve(): Promise<void> {
     log,
     https: tls ? { key: tls.key, cert: tls.cert } : null,
   });
-  const pruner = pruneIdempotencyKeysHourly(ctx);
+  const pruner = pruneHourly(ctx);
 
   const shutdown = async (signal: string) => {
     log.info({ signal }, 'shutting down');

@@ -3,6 +3,7 @@ import * as platform from './migrations/0001_platform.ts';
 import * as catalog from './migrations/0002_catalog.ts';
 import * as catalogSearch from './migrations/0003_catalog_search.ts';
 import * as catalogCounts from './migrations/0004_catalog_counts.ts';
+import * as events from './migrations/0005_events.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -15,6 +16,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0002_catalog', catalog],
   ['0003_catalog_search', catalogSearch],
   ['0004_catalog_counts', catalogCounts],
+  ['0005_events', events],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

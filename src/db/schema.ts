@@ -177,6 +177,16 @@ export interface TrackCountsTable {
   n: number;
 }
 
+export interface EventsTable {
+  id: Generated<number>;
+  /** The workspace the event belongs to: a label, or a label's sandbox. */
+  label_id: number;
+  event: string;
+  /** JSON object: the event's `data`. */
+  data: string;
+  created_at: string;
+}
+
 export interface Database {
   labels: LabelsTable;
   api_keys: ApiKeysTable;
@@ -190,4 +200,5 @@ export interface Database {
   release_history: ReleaseHistoryTable;
   release_counts: ReleaseCountsTable;
   track_counts: TrackCountsTable;
+  events: EventsTable;
 }

@@ -87,6 +87,7 @@ export const openapiPlugin = fp(
           { name: 'tracks', description: 'Tracks with audio, lyrics and credits' },
           { name: 'search', description: 'Catalog-wide search and the CSV export' },
           { name: 'reports', description: 'Catalog health' },
+          { name: 'events', description: 'The polled event feed' },
         ],
       },
       transform: documentRoute,

@@ -181,7 +181,13 @@ describe('labeldesk command line', { concurrency: true }, () => {
 
     test('migrate --json applies the schema once', async () => {
       assert.deepEqual(await cliJson(install, 'migrate'), {
-        applied: ['0001_platform', '0002_catalog', '0003_catalog_search', '0004_catalog_counts'],
+        applied: [
+          '0001_platform',
+          '0002_catalog',
+          '0003_catalog_search',
+          '0004_catalog_counts',
+          '0005_events',
+        ],
         dialect: TEST_DATABASE,
       });
       assert.deepEqual(await cliJson(install, 'migrate'), { applied: [], dialect: TEST_DATABASE });

@@ -122,6 +122,7 @@ test('every operation has an id, a summary, its security and scope, and its erro
       scope: 'catalog:write',
       errors: ['400', '401', '403', '404', '409', '429'],
     },
+    'GET /api/v1/events': { scope: 'catalog:read', errors: ['400', '401', '403', '429'] },
     'GET /api/v1/releases/{id}/dsp-status': {
       scope: 'catalog:read',
       errors: ['400', '401', '403', '404', '429'],

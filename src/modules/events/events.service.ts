@@ -1,0 +1,85 @@
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import type { Workspace } from '../../db/scope.ts';
+import { errors } from '../../errors.ts';
+import { EVENT_NAMES, type EventKind, isEventKind } from './events.catalog.ts';
+import { deleteEventsBefore, type EventRow, eventsAfter, insertEvent } from './events.store.ts';
+
+/** Events are kept this long, then pruned. */
+export const EVENT_RETENTION_MS = 90 * 24 * 3_600_000;
+
+export interface EventView {
+  id: number;
+  event: EventKind;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The one way an event comes to be. Call it with the transaction of the change that causes the
+ * event, so the event exists if and only if the change committed. A sandbox workspace's events
+ * carry `data.sandbox: true`.
+ */
+export async function publish(
+  trx: Db,
+  workspace: Workspace,
+  event: EventKind,
+  data: Record<string, unknown>,
+  at: string,
+): Promise<EventView> {
+  const body = workspace.sandbox ? { ...data, sandbox: true } : data;
+  const row = await insertEvent(trx, {
+    label_id: workspace.id,
+    event,
+    data: JSON.stringify(body),
+    created_at: at,
+  });
+  return presentEvent(row);
+}
+
+export function presentEvent(row: EventRow): EventView {
+  return {
+    id: row.id,
+    event: row.event as EventKind,
+    created_at: row.created_at,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
+
+/** `types` as sent: comma-separated event names; an unknown name is 400. */
+export function parseEventTypes(text: string | undefined): EventKind[] | null {
+  if (text === undefined || text.trim() === '') return null;
+  const names = [
+    ...new Set(
+      text
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
+  const unknown = names.find((name) => !isEventKind(name));
+  if (unknown !== undefined) {
+    throw errors.invalid('types', `${unknown} is not an event; the events are ${EVENT_NAMES.join(', ')}`);
+  }
+  return names.filter(isEventKind);
+}
+
+export async function eventFeed(
+  db: Db,
+  workspace: Workspace,
+  query: { after: number; types: EventKind[] | null; limit: number },
+): Promise<{ events: EventView[]; next_after: number; has_more: boolean }> {
+  // One more than asked tells whether there are more, without a count.
+  const rows = await eventsAfter(db, workspace.id, query.after, query.types, query.limit + 1);
+  const page = rows.slice(0, query.limit);
+  return {
+    events: page.map(presentEvent),
+    next_after: page.at(-1)?.id ?? query.after,
+    has_more: rows.length > query.limit,
+  };
+}
+
+/** Drops events older than the retention; returns how many went. */
+export async function pruneExpiredEvents(db: Db, clock: Clock): Promise<number> {
+  return deleteEventsBefore(db, new Date(clock.now().getTime() - EVENT_RETENTION_MS).toISOString());
+}
