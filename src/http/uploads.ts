@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 
 /**
@@ -9,3 +10,11 @@ export function rethrowUnlessBodyFailure(request: FastifyRequest): void {
   const failure = request.validationError;
   if (failure && failure.validationContext !== 'body') throw failure;
 }
+
+/** A failure of our own disk is ours (500); a failure while reading the client's body is the client's. */
+export function isSystemError(error: unknown): boolean {
+  return error instanceof Error && 'syscall' in error;
+}
+
+/** The documented schema of a binary body or response (the handler reads or writes the bytes). */
+export const BinaryBody = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });

@@ -42,6 +42,23 @@ export async function findArtistRow(db: Db, workspaceId: number, id: number): Pr
     .executeTakeFirst();
 }
 
+/** The workspace's artists with these ids, in the order of the ids, each with its release count. */
+export async function artistsByIds(
+  db: Db,
+  workspaceId: number,
+  ids: readonly number[],
+): Promise<ArtistWithCount[]> {
+  if (ids.length === 0) return [];
+  const rows = await withReleasesCount(db)
+    .where(ownedBy('artists', workspaceId))
+    .where('artists.id', 'in', [...ids])
+    .execute();
+  const byId = new Map(
+    rows.map((row) => [row.id, { ...row, releases_count: Number(row.releases_count ?? 0) }]),
+  );
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 export async function findArtistByNameKey(
   db: Db,
   workspaceId: number,

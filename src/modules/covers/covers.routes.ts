@@ -4,20 +4,18 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, IdParams } from '../../http/schemas.ts';
-import { rethrowUnlessBodyFailure } from '../../http/uploads.ts';
+import { BinaryBody, rethrowUnlessBodyFailure } from '../../http/uploads.ts';
 import { MIN_COVER_SIDE } from './covers.image.ts';
 import { MAX_COVER_BYTES, replaceCover } from './covers.service.ts';
 import { COVER_FIELD, IMAGE_TYPES, MULTIPART_LIMITS, uploadOf } from './covers.upload.ts';
 import { coverFileUrl } from './covers.urls.ts';
 
-const ImageBytes = Type.String({ format: 'binary' });
-
 /** Documents the accepted bodies; the image itself is judged by decoding it, not by a schema. */
 const CoverUpload = {
   content: {
-    'image/jpeg': { schema: ImageBytes },
-    'image/png': { schema: ImageBytes },
-    'multipart/form-data': { schema: Type.Object({ [COVER_FIELD]: ImageBytes }) },
+    'image/jpeg': { schema: BinaryBody },
+    'image/png': { schema: BinaryBody },
+    'multipart/form-data': { schema: Type.Object({ [COVER_FIELD]: BinaryBody }) },
   },
 };
 

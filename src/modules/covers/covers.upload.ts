@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../../errors.ts';
+import { isSystemError } from '../../http/uploads.ts';
 import { MAX_COVER_BYTES } from './covers.service.ts';
 
 export const IMAGE_TYPES = ['image/jpeg', 'image/png'];
@@ -14,11 +15,6 @@ export const COVER_FIELD = 'cover';
 export const MULTIPART_LIMITS = { fileSize: MAX_COVER_BYTES + 1, files: 1, parts: 10 };
 
 const tooLarge = () => errors.payloadTooLarge(`The cover is larger than ${MAX_COVER_BYTES / 1024 / 1024} MB`);
-
-/** A failure of our own disk is ours (500); a failure while reading the client's body is the client's. */
-function isSystemError(error: unknown): boolean {
-  return error instanceof Error && 'syscall' in error;
-}
 
 function clientBodyError(error: unknown): unknown {
   if (error instanceof ApiError || isSystemError(error)) return error;

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { ErrorResponse, validated } from '../../http/schemas.ts';
+import { BinaryBody } from '../../http/uploads.ts';
 import { findCoverFile, VARIANT_WIDTHS } from '../covers/covers.files.ts';
 
 const CoverFileParams = Type.Object({
@@ -22,9 +23,6 @@ const CoverFileQuery = Type.Object({
   ),
 });
 
-/** Sent as a Buffer, which Fastify writes as is; the schema is for the OpenAPI document. */
-const ImageBytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
-
 /** Stored media served by address, outside /api/v1: `cover_url` works without a key, like any image. */
 export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -42,7 +40,7 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: {
             200: {
               description: 'The image, JPEG or PNG as uploaded',
-              content: { 'image/jpeg': { schema: ImageBytes }, 'image/png': { schema: ImageBytes } },
+              content: { 'image/jpeg': { schema: BinaryBody }, 'image/png': { schema: BinaryBody } },
             },
             404: ErrorResponse('No cover is stored under this name: `not_found`'),
           },

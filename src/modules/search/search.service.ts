@@ -4,12 +4,13 @@ import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { normalizeIsrc } from '../../lib/isrc.ts';
+import { artistsByIds } from '../artists/artists.store.ts';
 import { presentReleaseListItem } from '../releases/releases.presenter.ts';
 import { releaseListRowsByIds } from '../releases/releases.store.ts';
 import { presentTrack } from '../tracks/tracks.presenter.ts';
 import type { SearchBody, TrackListItem } from './search.schemas.ts';
 import {
-  artistsByName,
+  artistIdsByName,
   pageOfTrackIds,
   releaseExists,
   releaseIdsByTitle,
@@ -131,16 +132,19 @@ export async function searchCatalog(
   if (characters(q) < MIN_QUERY_LENGTH) {
     throw errors.invalid('q', `q must have at least ${MIN_QUERY_LENGTH} characters besides spaces`);
   }
-  const [releaseIds, artists, tracks] = await Promise.all([
+  const [releaseIds, artistIds, tracks] = await Promise.all([
     searchReleaseIds(ctx, workspace.id, q),
-    artistsByName(ctx.db, ctx.dialect, workspace.id, q, SEARCH_LIMIT),
+    artistIdsByName(ctx.db, ctx.dialect, workspace.id, q, SEARCH_LIMIT),
     searchTracks(ctx, workspace.id, q),
   ]);
-  const releases = await releaseListRowsByIds(ctx.db, workspace.id, releaseIds);
+  const [releases, artists] = await Promise.all([
+    releaseListRowsByIds(ctx.db, workspace.id, releaseIds),
+    artistsByIds(ctx.db, workspace.id, artistIds),
+  ]);
   return {
     query: q,
     releases: releases.map((row) => presentReleaseListItem(row, workspace, ctx.config.baseUrl)),
-    artists,
+    artists: artists.map(({ id, name, releases_count }) => ({ id, name, releases_count })),
     tracks,
   };
 }

@@ -268,35 +268,21 @@ function nextDigitPrefix(digits: string): string | null {
   return `${kept.slice(0, -1)}${last + 1}`;
 }
 
-export interface ArtistHit {
-  id: number;
-  name: string;
-  releases_count: number;
-}
-
-/** Newest first, each with its number of releases (an index count per artist). */
-export async function artistsByName(
+/** Ids of artists whose name contains `q`, newest first. */
+export async function artistIdsByName(
   db: Db,
   dialect: Dialect,
   workspaceId: number,
   q: string,
   limit: number,
-): Promise<ArtistHit[]> {
+): Promise<number[]> {
   const rows = await db
     .selectFrom(keyMatches(dialect, 'artists', workspaceId, q))
     .innerJoin('artists', 'artists.id', 'm.id')
-    .select(['artists.id', 'artists.name'])
-    .select((eb) =>
-      eb
-        .selectFrom('releases')
-        .select((inner) => inner.fn.countAll().as('n'))
-        .whereRef('releases.label_id', '=', 'artists.label_id')
-        .whereRef('releases.artist_id', '=', 'artists.id')
-        .as('releases_count'),
-    )
+    .select('m.id')
     .where(ownedBy('artists', workspaceId))
     .orderBy('m.id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((row) => ({ id: row.id, name: row.name, releases_count: Number(row.releases_count ?? 0) }));
+  return rows.map((row) => row.id);
 }

@@ -10,7 +10,7 @@ import { ErrorResponse, Id } from '../../http/schemas.ts';
 import { rethrowUnlessBodyFailure } from '../../http/uploads.ts';
 import { FORM_FIELDS } from './tracks.fields.ts';
 import { presentTrack } from './tracks.presenter.ts';
-import { AI_ELEMENTS, Track, TrackParams } from './tracks.schemas.ts';
+import { AI_ELEMENTS, TrackBody, TrackParams } from './tracks.schemas.ts';
 import {
   assertCanAddTrack,
   assertCanReplaceAudio,
@@ -30,8 +30,6 @@ import {
 /** Raw bodies PUT …/audio accepts: the spec's three and their common aliases. */
 const AUDIO_TYPES = ['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/flac', 'audio/x-flac'];
 const MAX_AUDIO_MB = MAX_AUDIO_BYTES / 1024 / 1024;
-
-const TrackBody = Type.Object({ track: Track });
 
 const AudioBytes = Type.String({
   format: 'binary',

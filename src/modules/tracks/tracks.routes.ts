@@ -11,13 +11,11 @@ import {
   AI_ELEMENTS,
   ContributorsInput,
   FeaturedInput,
-  Track,
+  TrackBody,
   TrackParams,
   WritersInput,
 } from './tracks.schemas.ts';
 import { deleteTrack, getTrack, patchTrack } from './tracks.service.ts';
-
-const TrackBody = Type.Object({ track: Track });
 
 const TrackPatchBody = Type.Object(
   {

@@ -103,3 +103,6 @@ export const LyricLineSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A response carrying one track card. */
+export const TrackBody = Type.Object({ track: Track });

@@ -4,6 +4,7 @@ import type { Multipart, MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../../errors.ts';
 import { assertNoNulCharacter } from '../../http/text-input.ts';
+import { isSystemError } from '../../http/uploads.ts';
 import { discardFile, type ReceivedFile, receiveToTemp } from '../media/media.storage.ts';
 
 /** Audio files above this are refused with 413 (spec: WAV or FLAC up to 200 MB). */
@@ -35,11 +36,6 @@ export interface ReceivedAudio {
 export interface TrackForm {
   readonly fields: ReadonlyMap<string, string>;
   readonly audio: ReceivedAudio | null;
-}
-
-/** A failure of our own disk is ours (500); a failure while reading the client's body is the client's. */
-function isSystemError(error: unknown): boolean {
-  return error instanceof Error && 'syscall' in error;
 }
 
 function uploadError(error: unknown): unknown {
