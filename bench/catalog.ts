@@ -20,6 +20,7 @@ import { MemoryRateLimiter } from '../src/http/rate-limiter.ts';
 import { searchKey } from '../src/lib/text.ts';
 import { createKey } from '../src/modules/keys/keys.service.ts';
 import { createLabel, updateLabel } from '../src/modules/labels/labels.service.ts';
+import { systemResolver } from '../src/modules/webhooks/webhooks.address.ts';
 import { type BenchDatabase, openBenchDatabase, settle } from './catalog-database.ts';
 import {
   type MemoryResult,
@@ -394,7 +395,7 @@ async function benchmark(dir: string, bench: BenchDatabase, settings: Settings):
   const { db, dialect } = bench.handle;
   await migrateToLatest(db, dialect);
   const config = loadConfig({ LABELDESK_DATA_DIR: join(dir, 'data'), BASE_URL: 'https://localhost:8443' });
-  const ctx: AppContext = { config, db, dialect, clock: systemClock };
+  const ctx: AppContext = { config, db, dialect, clock: systemClock, resolveHost: systemResolver };
   const prepared = await prepareLabel(ctx);
   const facts = await seed(ctx, prepared.labelId, settings.size);
   const started = performance.now();

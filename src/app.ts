@@ -29,6 +29,7 @@ import { searchRoutes } from './modules/search/search.routes.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
 import { teamRoutes } from './modules/team/team.routes.ts';
 import { tracksRoutes } from './modules/tracks/tracks.routes.ts';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 
 /** JSON bodies above this are refused with 413 (uploads set their own limits). */
 export const JSON_BODY_LIMIT = 100 * 1024;
@@ -89,6 +90,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
       await api.register(searchRoutes(ctx));
       await api.register(reportsRoutes(ctx));
       await api.register(eventsRoutes(ctx));
+      await api.register(webhooksRoutes(ctx));
     },
     { prefix: '/api/v1' },
   );

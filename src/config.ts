@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
-import ipaddr from 'ipaddr.js';
+import { parseAllowEntry } from './lib/ip-allow-list.ts';
 
 export type ModerationMode = 'auto' | 'manual';
 export type DistributorKind = 'simulated';
@@ -105,7 +105,7 @@ function parseCidrList(name: string, value: string): string[] {
     .filter(Boolean);
   for (const entry of entries) {
     try {
-      ipaddr.parseCIDR(entry);
+      parseAllowEntry(entry);
     } catch {
       fail(name, `"${entry}" is not a CIDR range such as 10.0.0.0/8 or fd00::/8`, value);
     }

@@ -3,6 +3,7 @@ import { type Config, loadConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { createDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { systemResolver } from './modules/webhooks/webhooks.address.ts';
 
 /** Opens the configured database, brings its schema up to date and returns the context services take. */
 export async function openContext(config: Config = loadConfig(process.env)): Promise<{
@@ -17,7 +18,7 @@ export async function openContext(config: Config = loadConfig(process.env)): Pro
     throw error;
   }
   return {
-    ctx: { config, db: handle.db, dialect: handle.dialect, clock: systemClock },
+    ctx: { config, db: handle.db, dialect: handle.dialect, clock: systemClock, resolveHost: systemResolver },
     close: () => handle.destroy(),
   };
 }

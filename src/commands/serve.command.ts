@@ -1,15 +1,12 @@
 import { buildApp } from '../app.ts';
+import { createBackground } from '../background.ts';
 import type { Config } from '../config.ts';
-import type { AppContext } from '../context.ts';
-import { deleteIdempotencyRowsBefore } from '../http/idempotency.store.ts';
 import { createRateLimiter } from '../http/rate-limiter.ts';
 import { createServerLog } from '../log.ts';
-import { pruneExpiredEvents } from '../modules/events/events.service.ts';
+import { masterSecret } from '../master-secret.ts';
 import { countLabels } from '../modules/labels/labels.store.ts';
 import { openContext } from '../runtime.ts';
 import { loadTlsMaterial } from '../tls.ts';
-
-const HOUR_MS = 3_600_000;
 
 function firstStepsMessage(config: Config): string {
   return [
@@ -18,17 +15,6 @@ function firstStepsMessage(config: Config): string {
     '  npx labeldesk key create --label 1 --scopes all',
     `  curl --cacert ${config.trustProxy ? '<your proxy CA>' : `${config.dataDir}/tls/localhost-cert.pem`} -H "Authorization: Bearer <KEY>" ${config.baseUrl}/api/v1/me`,
   ].join('\n');
-}
-
-/** Idempotency records live 24 hours and events 90 days; this drops older ones once an hour. */
-function pruneHourly(ctx: AppContext): NodeJS.Timeout {
-  const prune = () =>
-    Promise.all([
-      deleteIdempotencyRowsBefore(ctx.db, new Date(ctx.clock.now().getTime() - 24 * HOUR_MS).toISOString()),
-      pruneExpiredEvents(ctx.db, ctx.clock),
-    ]).catch(() => undefined);
-  void prune();
-  return setInterval(prune, HOUR_MS).unref();
 }
 
 export async function serve(): Promise<void> {
@@ -42,12 +28,16 @@ export async function serve(): Promise<void> {
     log,
     https: tls ? { key: tls.key, cert: tls.cert } : null,
   });
-  const pruner = pruneHourly(ctx);
+  masterSecret(config);
+  const background = createBackground(ctx, {
+    onError: (error, job) =>
+      log.error({ err: error, job_id: job?.id, job_kind: job?.kind }, 'background job failed'),
+  });
 
   const shutdown = async (signal: string) => {
     log.info({ signal }, 'shutting down');
-    clearInterval(pruner);
     await app.close();
+    await background.close();
     await limiter.close();
     await close();
     await flush();
@@ -57,6 +47,7 @@ export async function serve(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ host: config.host, port: config.port });
+  await background.worker.start();
   const scheme = tls ? 'https' : 'http (behind a TLS proxy)';
   // PORT=0 asks the system for a free port: show the one actually bound.
   const address = app.server.address();

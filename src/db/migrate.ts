@@ -4,6 +4,7 @@ import * as catalog from './migrations/0002_catalog.ts';
 import * as catalogSearch from './migrations/0003_catalog_search.ts';
 import * as catalogCounts from './migrations/0004_catalog_counts.ts';
 import * as events from './migrations/0005_events.ts';
+import * as webhooks from './migrations/0006_webhooks.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -17,6 +18,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0003_catalog_search', catalogSearch],
   ['0004_catalog_counts', catalogCounts],
   ['0005_events', events],
+  ['0006_webhooks', webhooks],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -33,6 +33,18 @@ export function forUpdate<Q extends { forUpdate(): Q }>(query: Q, dialect: Diale
 }
 
 /**
+ * Locks the selected rows and skips rows another transaction holds, so that workers claiming work
+ * from one table side by side on PostgreSQL take different rows instead of waiting on each other.
+ * SQLite has one writer at a time and needs neither.
+ */
+export function forUpdateSkipLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(
+  query: Q,
+  dialect: Dialect,
+): Q {
+  return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
+}
+
+/**
  * A transaction whose reads all see one moment of the database: REPEATABLE READ on PostgreSQL
  * (its default, READ COMMITTED, lets each statement see later commits); SQLite's transactions
  * already read one snapshot.

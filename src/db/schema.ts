@@ -187,6 +187,46 @@ export interface EventsTable {
   created_at: string;
 }
 
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  /** JSON: what the job's handler needs. */
+  payload: string;
+  /** When the job is due; while a worker holds it, the end of its lease. */
+  run_at: string;
+  attempts: Generated<number>;
+  unique_key: string | null;
+  created_at: string;
+}
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  /** Always the real label: its sandbox shares the label's webhooks. */
+  label_id: number;
+  url: string;
+  /** JSON array of event names. */
+  events: string;
+  /** AES-256-GCM ciphertext of the signing secret. */
+  secret: string;
+  active: number;
+  consecutive_failures: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  webhook_id: number;
+  delivery_id: string;
+  event: string;
+  attempt: number;
+  status: number | null;
+  ok: number;
+  duration_ms: number;
+  error: string | null;
+  created_at: string;
+}
+
 export interface Database {
   labels: LabelsTable;
   api_keys: ApiKeysTable;
@@ -201,4 +241,7 @@ export interface Database {
   release_counts: ReleaseCountsTable;
   track_counts: TrackCountsTable;
   events: EventsTable;
+  jobs: JobsTable;
+  webhooks: WebhooksTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -88,6 +88,10 @@ export const openapiPlugin = fp(
           { name: 'search', description: 'Catalog-wide search and the CSV export' },
           { name: 'reports', description: 'Catalog health' },
           { name: 'events', description: 'The polled event feed' },
+          {
+            name: 'webhooks',
+            description: 'Signed deliveries of events: addresses, tests, the delivery log',
+          },
         ],
       },
       transform: documentRoute,

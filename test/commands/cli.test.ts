@@ -187,6 +187,7 @@ describe('labeldesk command line', { concurrency: true }, () => {
           '0003_catalog_search',
           '0004_catalog_counts',
           '0005_events',
+          '0006_webhooks',
         ],
         dialect: TEST_DATABASE,
       });

@@ -14,6 +14,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limiter.ts';
 import { createKey } from '../../src/modules/keys/keys.service.ts';
 import { createLabel, type LabelView } from '../../src/modules/labels/labels.service.ts';
+import { type HostResolver, systemResolver } from '../../src/modules/webhooks/webhooks.address.ts';
 
 export const TEST_DATABASE = process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
 export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -88,6 +89,8 @@ export interface HarnessOptions {
   clock?: ManualClock;
   /** Share a database with another harness (two servers, one database). */
   database?: TestDatabase;
+  /** Stands in for DNS (webhook addresses). */
+  resolveHost?: HostResolver;
   /** Called before the app is ready, to add routes that exercise cross-cutting behaviour. */
   extend?: (app: FastifyInstance, ctx: AppContext) => void;
 }
@@ -99,7 +102,13 @@ export async function buildHarness(t: TestContext, options: HarnessOptions = {})
   const database = options.database ?? (await openTestDatabase(t));
   const clock = options.clock ?? new ManualClock();
   const limiter = options.limiter ?? new MemoryRateLimiter();
-  const ctx: AppContext = { config, db: database.db, dialect: database.dialect, clock };
+  const ctx: AppContext = {
+    config,
+    db: database.db,
+    dialect: database.dialect,
+    clock,
+    resolveHost: options.resolveHost ?? systemResolver,
+  };
   const app = await buildApp(ctx, { limiter });
   options.extend?.(app, ctx);
   await app.ready();

@@ -2,8 +2,15 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
+import { fanOut } from '../webhooks/webhooks.fanout.ts';
 import { EVENT_NAMES, type EventKind, isEventKind } from './events.catalog.ts';
-import { deleteEventsBefore, type EventRow, eventsAfter, insertEvent } from './events.store.ts';
+import {
+  deleteEventsBefore,
+  type EventRow,
+  eventsAfter,
+  insertEvent,
+  lockEventSequence,
+} from './events.store.ts';
 
 /** Events are kept this long, then pruned. */
 export const EVENT_RETENTION_MS = 90 * 24 * 3_600_000;
@@ -18,7 +25,9 @@ export interface EventView {
 /**
  * The one way an event comes to be. Call it with the transaction of the change that causes the
  * event, so the event exists if and only if the change committed. A sandbox workspace's events
- * carry `data.sandbox: true`.
+ * carry `data.sandbox: true`. Its deliveries to the webhooks that subscribe to it are queued in the
+ * same transaction (unless `toSubscribers` is false: a test goes to one webhook only). Publish last in a transaction: the event
+ * sequence stays locked from here until the commit.
  */
 export async function publish(
   trx: Db,
@@ -26,14 +35,17 @@ export async function publish(
   event: EventKind,
   data: Record<string, unknown>,
   at: string,
+  options: { toSubscribers?: boolean } = {},
 ): Promise<EventView> {
   const body = workspace.sandbox ? { ...data, sandbox: true } : data;
+  await lockEventSequence(trx);
   const row = await insertEvent(trx, {
     label_id: workspace.id,
     event,
     data: JSON.stringify(body),
     created_at: at,
   });
+  if (options.toSubscribers !== false) await fanOut(trx, workspace, row, new Date(at));
   return presentEvent(row);
 }
 

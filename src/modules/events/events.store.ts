@@ -5,6 +5,19 @@ import { ownedBy } from '../../db/scope.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
+/**
+ * Holds the event sequence until the transaction ends. On PostgreSQL two transactions could
+ * otherwise take ids 7 and 8 and commit 8 first: a feed reader at `after=8` would never see 7.
+ * Publishers therefore take ids one transaction at a time (SQLite already has one writer at a time).
+ */
+export async function lockEventSequence(db: Db): Promise<void> {
+  await db
+    .updateTable('service_marks')
+    .set((eb) => ({ at: eb.ref('at') }))
+    .where('name', '=', 'events.sequence')
+    .execute();
+}
+
 export async function insertEvent(db: Db, row: Insertable<EventsTable>): Promise<EventRow> {
   return db.insertInto('events').values(row).returningAll().executeTakeFirstOrThrow();
 }
@@ -29,4 +42,18 @@ export async function eventsAfter(
 export async function deleteEventsBefore(db: Db, cutoff: string): Promise<number> {
   const result = await db.deleteFrom('events').where('created_at', '<', cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+export async function findEvent(db: Db, workspaceId: number, id: number): Promise<EventRow | undefined> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where(ownedBy('events', workspaceId))
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** An event by id alone: for the delivery worker, which acts for every label. */
+export async function eventById(db: Db, id: number): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -5,6 +5,7 @@ import { artistCount } from '../artists/artists.store.ts';
 import { liveKeyCount } from '../keys/keys.store.ts';
 import { releaseCount } from '../releases/releases.store.ts';
 import { memberCount } from '../team/team.store.ts';
+import { webhookCount } from '../webhooks/webhooks.store.ts';
 import { USAGE_NAMES, type UsageName } from './plans.catalog.ts';
 
 /** Nothing of these kinds can be stored until their modules exist, so their use is zero. */
@@ -20,7 +21,7 @@ const USAGE_COUNTS: Record<UsageName, LabelCount> = {
   members: memberCount,
   links: noneStoredYet,
   api_keys: liveKeyCount,
-  webhooks: noneStoredYet,
+  webhooks: webhookCount,
 };
 
 /** Every count in one query, prepared once: /me shows them all on each call. */

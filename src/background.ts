@@ -1,0 +1,64 @@
+import type { AppContext } from './context.ts';
+import { deleteIdempotencyRowsBefore } from './http/idempotency.store.ts';
+import { createWorker, type Job, type JobWorker } from './jobs/worker.ts';
+import { EVENT_RETENTION_MS, pruneExpiredEvents } from './modules/events/events.service.ts';
+import { deliveryHandler } from './modules/webhooks/webhooks.delivery.ts';
+import { DELIVERY_JOB } from './modules/webhooks/webhooks.fanout.ts';
+import { createWebhookSender } from './modules/webhooks/webhooks.sender.ts';
+import { deleteAttemptsBefore } from './modules/webhooks/webhooks.store.ts';
+
+const HOUR_MS = 3_600_000;
+const IDEMPOTENCY_RETENTION_MS = 24 * HOUR_MS;
+
+export interface BackgroundOptions {
+  /** Trusted roots for webhook receivers in place of the system's (tests). */
+  ca?: string | Buffer;
+  concurrency?: number;
+  onError?: (error: unknown, job: Job | null) => void;
+}
+
+export interface Background {
+  worker: JobWorker;
+  /** Stops the worker and closes the connections it holds. */
+  close(): Promise<void>;
+}
+
+function before(ctx: AppContext, ms: number): string {
+  return new Date(ctx.clock.now().getTime() - ms).toISOString();
+}
+
+/**
+ * Everything that runs off the request path, through the durable job queue: webhook deliveries
+ * and the hourly pruning of idempotency records (24 hours), events and delivery logs (90 days).
+ */
+export function createBackground(ctx: AppContext, options: BackgroundOptions = {}): Background {
+  const sender = createWebhookSender(ctx.config, ctx.resolveHost, { ca: options.ca });
+  const worker = createWorker(ctx, {
+    handlers: { [DELIVERY_JOB]: deliveryHandler(ctx, sender) },
+    recurring: [
+      {
+        kind: 'prune.idempotency',
+        everyMs: HOUR_MS,
+        run: () => deleteIdempotencyRowsBefore(ctx.db, before(ctx, IDEMPOTENCY_RETENTION_MS)),
+      },
+      { kind: 'prune.events', everyMs: HOUR_MS, run: () => pruneExpiredEvents(ctx.db, ctx.clock) },
+      {
+        kind: 'prune.webhook_attempts',
+        everyMs: HOUR_MS,
+        run: () => deleteAttemptsBefore(ctx.db, before(ctx, EVENT_RETENTION_MS)),
+      },
+    ],
+    // A run lasts at most one receiver timeout plus a little database work; a job held longer
+    // than this belonged to a worker that died, and another takes it.
+    leaseMs: 2 * ctx.config.webhookTimeoutMs + 5000,
+    concurrency: options.concurrency,
+    onError: options.onError,
+  });
+  return {
+    worker,
+    async close() {
+      await worker.stop();
+      sender.close();
+    },
+  };
+}

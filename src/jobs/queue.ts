@@ -1,0 +1,25 @@
+import type { Db } from '../db/database.ts';
+import { insertJobs } from './jobs.store.ts';
+
+/** Work to do later, stored in the database so it survives a restart. */
+export interface NewJob {
+  kind: string;
+  payload: unknown;
+  runAt: Date;
+}
+
+/**
+ * Stores jobs. Pass the transaction of the change that calls for them: the jobs then exist if and
+ * only if the change committed.
+ */
+export async function enqueue(db: Db, jobs: readonly NewJob[], createdAt: Date): Promise<void> {
+  await insertJobs(
+    db,
+    jobs.map((job) => ({
+      kind: job.kind,
+      payload: JSON.stringify(job.payload),
+      run_at: job.runAt.toISOString(),
+      created_at: createdAt.toISOString(),
+    })),
+  );
+}

@@ -1,0 +1,163 @@
+import type { AppContext } from '../context.ts';
+import { claimDueJobs, deleteJob, insertJobOnce, type JobRow, rescheduleJob } from './jobs.store.ts';
+
+export interface Job {
+  readonly id: number;
+  readonly kind: string;
+  readonly payload: unknown;
+  /** 1 on the first run; counts every claim, including one whose worker died. */
+  readonly attempt: number;
+}
+
+/** Nothing when the job is done (it is removed), or when to run it again. */
+export type JobOutcome = { runAgainAt: Date } | undefined;
+export type JobHandler = (job: Job) => Promise<JobOutcome>;
+
+export interface RecurringJob {
+  kind: string;
+  everyMs: number;
+  run: () => Promise<unknown>;
+}
+
+export interface WorkerOptions {
+  handlers: Readonly<Record<string, JobHandler>>;
+  recurring?: readonly RecurringJob[];
+  /** How long a claimed job stays with this worker before another may take it: longer than any run. */
+  leaseMs: number;
+  /** Jobs run side by side at most. */
+  concurrency?: number;
+  /** How often an idle worker looks for due jobs. */
+  idlePollMs?: number;
+  onError?: (error: unknown, job: Job | null) => void;
+}
+
+export interface JobWorker {
+  /** Runs due jobs in the background until stopped. */
+  start(): Promise<void>;
+  /** Stops taking jobs and waits for the running ones. */
+  stop(): Promise<void>;
+  /** Runs every job that is due now, and those they make due now, then returns (for tests and commands). */
+  drain(): Promise<void>;
+}
+
+/** A failing job waits longer each time, and is dropped after this many runs. */
+const MAX_FAILED_RUNS = 10;
+const MAX_RETRY_WAIT_MS = 3_600_000;
+
+function jobOf(row: JobRow): Job {
+  return { id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempt: row.attempts };
+}
+
+export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker {
+  const concurrency = options.concurrency ?? 64;
+  const idlePollMs = options.idlePollMs ?? 25;
+  const onError = options.onError ?? (() => undefined);
+  const handlers: Record<string, JobHandler> = { ...options.handlers };
+  for (const recurring of options.recurring ?? []) {
+    handlers[recurring.kind] = async () => {
+      await recurring.run();
+      return { runAgainAt: new Date(ctx.clock.now().getTime() + recurring.everyMs) };
+    };
+  }
+
+  const running = new Set<Promise<void>>();
+  let stopped = true;
+  let claiming = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  async function claim(limit: number): Promise<Job[]> {
+    const now = ctx.clock.now();
+    const rows = await claimDueJobs(
+      ctx.db,
+      ctx.dialect,
+      now.toISOString(),
+      new Date(now.getTime() + options.leaseMs).toISOString(),
+      limit,
+    );
+    return rows.map(jobOf);
+  }
+
+  async function runJob(job: Job): Promise<void> {
+    const handler = handlers[job.kind];
+    try {
+      if (!handler) throw new Error(`no handler for jobs of kind ${job.kind}`);
+      const outcome = await handler(job);
+      if (outcome) await rescheduleJob(ctx.db, job.id, outcome.runAgainAt.toISOString());
+      else await deleteJob(ctx.db, job.id);
+    } catch (error) {
+      onError(error, job);
+      await settleFailedJob(job).catch((settleError: unknown) => onError(settleError, job));
+    }
+  }
+
+  async function settleFailedJob(job: Job): Promise<void> {
+    if (job.attempt >= MAX_FAILED_RUNS) return deleteJob(ctx.db, job.id);
+    const waitMs = Math.min(1000 * 2 ** job.attempt, MAX_RETRY_WAIT_MS);
+    await rescheduleJob(ctx.db, job.id, new Date(ctx.clock.now().getTime() + waitMs).toISOString());
+  }
+
+  function track(job: Job): void {
+    const run = runJob(job).finally(() => {
+      running.delete(run);
+      if (!stopped && concurrency - running.size >= Math.min(16, concurrency)) void pump();
+    });
+    running.add(run);
+  }
+
+  function pollLater(): void {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void pump(), idlePollMs);
+    timer.unref();
+  }
+
+  async function pump(): Promise<void> {
+    if (claiming || stopped) return;
+    claiming = true;
+    try {
+      while (!stopped && running.size < concurrency) {
+        const jobs = await claim(concurrency - running.size);
+        for (const job of jobs) track(job);
+        if (jobs.length === 0) break;
+      }
+    } catch (error) {
+      onError(error, null);
+    } finally {
+      claiming = false;
+    }
+    if (!stopped) pollLater();
+  }
+
+  async function addRecurringJobs(): Promise<void> {
+    const now = ctx.clock.now().toISOString();
+    for (const recurring of options.recurring ?? []) {
+      await insertJobOnce(ctx.db, {
+        kind: recurring.kind,
+        payload: '{}',
+        run_at: now,
+        unique_key: recurring.kind,
+        created_at: now,
+      });
+    }
+  }
+
+  return {
+    async start() {
+      await addRecurringJobs();
+      stopped = false;
+      void pump();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await Promise.allSettled([...running]);
+    },
+    async drain() {
+      await addRecurringJobs();
+      for (;;) {
+        const jobs = await claim(concurrency);
+        if (jobs.length === 0) return;
+        await Promise.all(jobs.map(runJob));
+      }
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/database.ts';
+import type { Workspace } from '../../db/scope.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { activeWebhooksOfLabel, type WebhookRow } from './webhooks.store.ts';
+
+export const DELIVERY_JOB = 'webhook.delivery';
+
+/** The payload of a delivery job. Its attempts are the job's runs and share `delivery_id`. */
+export interface DeliveryJob {
+  delivery_id: string;
+  webhook_id: number;
+  event_id: number;
+  /** Asked for with POST /webhooks/{id}/redeliver: the body says so. */
+  redelivery?: true;
+}
+
+export function subscribedEvents(row: WebhookRow): string[] {
+  return JSON.parse(row.events) as string[];
+}
+
+/** Queues one delivery of an event to one webhook; returns its delivery id. */
+export async function queueDelivery(
+  trx: Db,
+  webhookId: number,
+  eventId: number,
+  at: Date,
+  options: { redelivery?: true } = {},
+): Promise<string> {
+  const job: DeliveryJob = {
+    delivery_id: randomUUID(),
+    webhook_id: webhookId,
+    event_id: eventId,
+    ...options,
+  };
+  await enqueue(trx, [{ kind: DELIVERY_JOB, payload: job, runAt: at }], at);
+  return job.delivery_id;
+}
+
+/**
+ * Queues the event's deliveries, in the transaction that publishes it, to every active webhook of
+ * the label that subscribes to it. A sandbox's events go to its label's webhooks.
+ */
+export async function fanOut(
+  trx: Db,
+  workspace: Workspace,
+  event: { id: number; event: string },
+  at: Date,
+): Promise<void> {
+  const webhooks = await activeWebhooksOfLabel(trx, workspace.labelId);
+  const jobs = webhooks
+    .filter((webhook) => subscribedEvents(webhook).includes(event.event))
+    .map((webhook) => ({
+      kind: DELIVERY_JOB,
+      payload: {
+        delivery_id: randomUUID(),
+        webhook_id: webhook.id,
+        event_id: event.id,
+      } satisfies DeliveryJob,
+      runAt: at,
+    }));
+  await enqueue(trx, jobs, at);
+}

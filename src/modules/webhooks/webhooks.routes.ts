@@ -1,0 +1,200 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { PageQuery, pageOf, pageResponse } from '../../http/pagination.ts';
+import { authOf } from '../../http/request-context.ts';
+import { ErrorResponse, IdParams, OkBody, validated } from '../../http/schemas.ts';
+import {
+  AttemptListBody,
+  CreateWebhookBody,
+  EventKindList,
+  PatchWebhookBody,
+  QueuedDelivery,
+  RedeliverBody,
+  Webhook,
+  WebhookWithSecret,
+} from './webhooks.schemas.ts';
+import {
+  createWebhook,
+  deliveryLog,
+  eventKinds,
+  listWebhooks,
+  patchWebhook,
+  redeliver,
+  removeWebhook,
+  rotateWebhookSecret,
+  testWebhook,
+} from './webhooks.service.ts';
+
+const PLAN_REQUIRED = ErrorResponse('Webhooks need the Label plan or above: `plan_required`');
+const DISABLED = ErrorResponse('The webhook is disabled: `conflict`; PATCH `active: true` first');
+
+export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/webhooks/events',
+      {
+        config: { access: 'any_key' },
+        schema: {
+          tags: ['webhooks'],
+          operationId: 'listEventKinds',
+          summary: 'The event kinds webhooks can receive, each with a one-line description',
+          response: { 200: EventKindList },
+        },
+      },
+      async () => eventKinds(),
+    );
+
+    app.get(
+      '/webhooks',
+      {
+        config: { access: 'webhooks:manage' },
+        schema: {
+          tags: ['webhooks'],
+          operationId: 'listWebhooks',
+          summary: "The label's webhooks (never their secrets)",
+          response: { 200: Type.Object({ webhooks: Type.Array(Webhook) }), 403: PLAN_REQUIRED },
+        },
+      },
+      async (request) => ({ webhooks: await listWebhooks(ctx, authOf(request)) }),
+    );
+
+    app.post(
+      '/webhooks',
+      {
+        config: { access: 'webhooks:manage' },
+        schema: {
+          tags: ['webhooks'],
+          operationId: 'createWebhook',
+          summary: 'Add an address (Label 3, Pro 10, Enterprise 25); the secret is shown this once',
+          body: CreateWebhookBody,
+          response: {
+            201: Type.Object({ webhook: WebhookWithSecret }),
+            403: ErrorResponse('`plan_required` on Start; `plan_limit` when the plan has no room'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const webhook = await createWebhook(ctx, authOf(request), validated(CreateWebhookBody, request.body));
+        reply.code(201).header('location', `${ctx.config.baseUrl}/api/v1/webhooks/${webhook.id}`);
+        return { webhook };
+      },
+    );
+
+    app.patch(
+      '/webhooks/:id',
+      {
+        config: { access: 'webhooks:manage' },
+        schema: {
+          tags: ['webhooks'],
+          operationId: 'updateWebhook',
+          summary: 'Change the address or events, or switch it on (resetting its failure count) or off',
+          params: IdParams,
+          body: PatchWebhookBody,
+          response: { 200: Type.Object({ webhook: Webhook }), 403: PLAN_REQUIRED },
+        },
+      },
+      async (request) => ({
+        webhook: await patchWebhook(
+          ctx,
+          authOf(request),
+          request.params.id,
+          validated(PatchWebhookBody, request.body),
+        ),
+      }),
+    );
+
+    app.delete(
+      '/webhooks/:id',
+      {
+        config: { access: 'webhooks:manage' },
+        schema: {
+          tags: ['webhooks'],
+          operationId: 'deleteWebhook',
+          summary: 'Remove the address; queued deliveries to it are dropped',
+          params: IdParams,
+          response: { 200: OkBody, 403: PLAN_REQUIRED },
+        },
+      },
+      async (request) => {
+        await removeWebhook(ctx, authOf(request), request.params.id);
+        return { ok: true as const };
+      },
+    );
+
+    app.post(
+      '/webhooks/:id/test',
+      {
+        config: { access: 'webhooks:manage' },
+        schema: {
+          tags: ['webhooks'],
+          operationId: 'testWebhook',
+          summary: 'Send a `webhook.test` event to this address alone',
+          params: IdParams,
+          response: { 202: QueuedDelivery, 403: PLAN_REQUIRED, 409: DISABLED },
+        },
+      },
+      async (request, reply) => {
+        reply.code(202);
+        return testWebhook(ctx, authOf(request), request.params.id);
+      },
+    );
+
+    app.get(
+      '/webhooks/:id/deliveries',
+      {
+        config: { access: 'webhooks:manage' },
+        schema: {
+          tags: ['webhooks'],
+          operationId: 'listWebhookDeliveries',
+          summary: 'The delivery log: every attempt, newest first, paged',
+          params: IdParams,
+          querystring: PageQuery,
+          response: { 200: AttemptListBody, 403: PLAN_REQUIRED },
+        },
+      },
+      async (request, reply) => {
+        const page = pageOf(request.query);
+        const result = await deliveryLog(ctx, authOf(request), request.params.id, page);
+        return {
+          deliveries: result.deliveries,
+          ...pageResponse(request, reply, ctx.config.baseUrl, page, result.total),
+        };
+      },
+    );
+
+    app.post(
+      '/webhooks/:id/rotate-secret',
+      {
+        config: { access: 'webhooks:manage' },
+        schema: {
+          tags: ['webhooks'],
+          operationId: 'rotateWebhookSecret',
+          summary: 'A new signing secret, shown this once; the old one signs nothing more',
+          params: IdParams,
+          response: { 200: Type.Object({ webhook: WebhookWithSecret }), 403: PLAN_REQUIRED },
+        },
+      },
+      async (request) => ({ webhook: await rotateWebhookSecret(ctx, authOf(request), request.params.id) }),
+    );
+
+    app.post(
+      '/webhooks/:id/redeliver',
+      {
+        config: { access: 'webhooks:manage' },
+        schema: {
+          tags: ['webhooks'],
+          operationId: 'redeliverEvent',
+          summary: 'Send an event from the feed again; the body carries `redelivery: true` and `event_id`',
+          params: IdParams,
+          body: RedeliverBody,
+          response: { 202: QueuedDelivery, 403: PLAN_REQUIRED, 409: DISABLED },
+        },
+      },
+      async (request, reply) => {
+        reply.code(202);
+        return redeliver(ctx, authOf(request), request.params.id, request.body.event_id);
+      },
+    );
+  };
+}

@@ -1,0 +1,79 @@
+import { Type } from '@sinclair/typebox';
+import { PageFields } from '../../http/pagination.ts';
+import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
+import { EVENT_NAMES } from '../events/events.catalog.ts';
+
+const EventName = StringEnum(EVENT_NAMES);
+
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'https address; private, loopback and cloud-metadata addresses are refused',
+  examples: ['https://hooks.example.com/labeldesk'],
+});
+
+const Events = Type.Array(EventName, {
+  minItems: 1,
+  maxItems: EVENT_NAMES.length,
+  uniqueItems: true,
+  description: 'Event names this address receives (GET /webhooks/events lists them)',
+});
+
+export const Webhook = Type.Object({
+  id: Type.Integer(),
+  url: Type.String(),
+  events: Type.Array(EventName),
+  created_at: DateTime,
+  active: Type.Boolean({
+    description: 'False after 20 failed attempts in a row, until PATCH `active: true`',
+  }),
+  consecutive_failures: Type.Integer({ minimum: 0, description: 'Failed attempts since the last success' }),
+});
+
+export const WebhookWithSecret = Type.Object({
+  ...Webhook.properties,
+  secret: Type.String({
+    pattern: '^svcwh_',
+    description: 'Signing secret: shown here only, on creation and rotation',
+  }),
+});
+
+export const CreateWebhookBody = Type.Object({ url: Url, events: Events });
+
+export const PatchWebhookBody = Type.Object({
+  url: Type.Optional(Url),
+  events: Type.Optional(Events),
+  active: Type.Optional(
+    Type.Boolean({ description: '`true` re-enables the address and resets its failure count' }),
+  ),
+});
+
+export const RedeliverBody = Type.Object({
+  event_id: Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'An event id from GET /events',
+  }),
+});
+
+export const QueuedDelivery = Type.Object({
+  delivery_id: Type.String({ description: 'Sent as X-Service-Delivery-Id and as the body `id`' }),
+  event_id: Type.Integer(),
+});
+
+export const Attempt = Type.Object({
+  delivery_id: Type.String(),
+  event: EventName,
+  attempt: Type.Integer({ minimum: 1, description: '1 to 3: the attempts of one delivery share its id' }),
+  status: Nullable(Type.Integer({ description: "The receiver's HTTP status; null when it gave none" })),
+  ok: Type.Boolean(),
+  duration_ms: Type.Integer({ minimum: 0 }),
+  error: Nullable(Type.String({ description: 'Why the attempt failed' })),
+  created_at: DateTime,
+});
+
+export const AttemptListBody = Type.Object({ deliveries: Type.Array(Attempt), ...PageFields });
+
+export const EventKindList = Type.Object({
+  events: Type.Array(Type.Object({ event: EventName, description: Type.String() })),
+});

@@ -1,0 +1,114 @@
+import { createHmac } from 'node:crypto';
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+import type { Config } from '../../config.ts';
+import { API_VERSION } from '../../http/conventions.ts';
+import { addressPolicy, checkUrlShape, guardedLookup, type HostResolver } from './webhooks.address.ts';
+
+/** What one attempt came to: the receiver's status if it answered, and why it failed if it did. */
+export interface AttemptResult {
+  status: number | null;
+  ok: boolean;
+  durationMs: number;
+  error: string | null;
+}
+
+export interface WebhookSender {
+  send(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult>;
+  close(): void;
+}
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" under the secret>` (the scheme Stripe uses). */
+export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
+  const v1 = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
+  return `t=${unixSeconds},v1=${v1}`;
+}
+
+function failureReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+}
+
+function outcomeOf(status: number, location: string | undefined): Pick<AttemptResult, 'ok' | 'error'> {
+  if (status >= 200 && status < 300) return { ok: true, error: null };
+  if (status >= 300 && status < 400) {
+    return { ok: false, error: `redirect${location ? ` to ${location}` : ''} not followed` };
+  }
+  return { ok: false, error: `the receiver answered ${status}` };
+}
+
+/**
+ * Posts deliveries over HTTPS. The address is checked before every attempt; a host name is resolved
+ * once per connection by `guardedLookup`, which hands the socket only the addresses it checked.
+ * Redirects are never followed. `ca` replaces the trusted roots (tests); operators add theirs with
+ * NODE_EXTRA_CA_CERTS.
+ */
+export function createWebhookSender(
+  config: Pick<Config, 'baseUrl' | 'shortLinkBase' | 'webhookAllowCidrs' | 'webhookTimeoutMs'>,
+  resolveHost: HostResolver,
+  options: { ca?: string | Buffer } = {},
+): WebhookSender {
+  const policy = addressPolicy(config);
+  const agent = new https.Agent({
+    keepAlive: true,
+    maxSockets: 16,
+    lookup: guardedLookup(policy, resolveHost),
+    ...(options.ca !== undefined && { ca: options.ca }),
+  });
+
+  function post(url: URL, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (result: Omit<AttemptResult, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        resolve({ ...result, durationMs: elapsed() });
+      };
+      const request = https.request(url, {
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      });
+      const timer = setTimeout(() => {
+        settle({ status: null, ok: false, error: `no answer within ${config.webhookTimeoutMs} ms` });
+        request.destroy();
+      }, config.webhookTimeoutMs);
+      request.on('response', (response) => {
+        settle({
+          status: response.statusCode ?? null,
+          ...outcomeOf(response.statusCode ?? 0, response.headers.location),
+        });
+        // The body is not needed, but reading it to the end frees the connection for the next delivery.
+        response.resume();
+        response.on('close', () => clearTimeout(timer));
+      });
+      request.on('error', (error) => {
+        clearTimeout(timer);
+        settle({ status: null, ok: false, error: failureReason(error) });
+      });
+      request.end(body);
+    });
+  }
+
+  return {
+    async send(url, headers, body) {
+      let target: URL;
+      try {
+        target = checkUrlShape(url, policy);
+      } catch (error) {
+        return { status: null, ok: false, durationMs: 0, error: failureReason(error) };
+      }
+      return post(
+        target,
+        { 'content-type': 'application/json', 'user-agent': `Labeldesk-Webhooks/${API_VERSION}`, ...headers },
+        body,
+      );
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}

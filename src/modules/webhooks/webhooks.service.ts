@@ -1,0 +1,201 @@
+import type { AppContext } from '../../context.ts';
+import { errors } from '../../errors.ts';
+import type { PageRequest } from '../../http/pagination.ts';
+import { EVENT_KINDS, EVENT_NAMES, type EventKind } from '../events/events.catalog.ts';
+import { publish } from '../events/events.service.ts';
+import { findEvent } from '../events/events.store.ts';
+import type { Authenticated } from '../keys/keys.service.ts';
+import { lockLabel } from '../labels/labels.store.ts';
+import { enforceLimit, requireFeature } from '../plans/plans.service.ts';
+import { AddressRefused, addressPolicy, assertDeliverableUrl } from './webhooks.address.ts';
+import { queueDelivery, subscribedEvents } from './webhooks.fanout.ts';
+import { encryptSecret, newWebhookSecret } from './webhooks.secrets.ts';
+import {
+  type AttemptRow,
+  attemptsPage,
+  deleteWebhook,
+  findWebhook,
+  insertWebhook,
+  updateWebhook,
+  type WebhookRow,
+  webhooksOfLabel,
+} from './webhooks.store.ts';
+
+export interface WebhookView {
+  id: number;
+  url: string;
+  events: EventKind[];
+  created_at: string;
+  active: boolean;
+  consecutive_failures: number;
+}
+
+export function presentWebhook(row: WebhookRow): WebhookView {
+  return {
+    id: row.id,
+    url: row.url,
+    events: subscribedEvents(row) as EventKind[],
+    created_at: row.created_at,
+    active: row.active === 1,
+    consecutive_failures: row.consecutive_failures,
+  };
+}
+
+function presentAttempt(row: AttemptRow) {
+  return {
+    delivery_id: row.delivery_id,
+    event: row.event as EventKind,
+    attempt: row.attempt,
+    status: row.status,
+    ok: row.ok === 1,
+    duration_ms: row.duration_ms,
+    error: row.error,
+    created_at: row.created_at,
+  };
+}
+
+/** Webhooks belong to the label; its sandbox shares them (test events carry `data.sandbox`). */
+const ownerOf = (auth: Authenticated) => auth.workspace.labelId;
+
+async function loadWebhook(ctx: AppContext, auth: Authenticated, id: number): Promise<WebhookRow> {
+  requireFeature(auth.label, 'webhooks');
+  const row = await findWebhook(ctx.db, ownerOf(auth), id);
+  if (!row) throw errors.notFound('Webhook');
+  return row;
+}
+
+/** Refuses an address no delivery may go to: 400 `invalid` on `url` with the reason. */
+async function checkedUrl(ctx: AppContext, url: string): Promise<string> {
+  try {
+    return (await assertDeliverableUrl(url.trim(), addressPolicy(ctx.config), ctx.resolveHost)).href;
+  } catch (error) {
+    if (error instanceof AddressRefused)
+      throw errors.invalid('url', `This address cannot receive webhooks: ${error.message}`);
+    throw error;
+  }
+}
+
+export async function listWebhooks(ctx: AppContext, auth: Authenticated): Promise<WebhookView[]> {
+  requireFeature(auth.label, 'webhooks');
+  return (await webhooksOfLabel(ctx.db, ownerOf(auth))).map(presentWebhook);
+}
+
+export async function createWebhook(
+  ctx: AppContext,
+  auth: Authenticated,
+  body: { url: string; events: EventKind[] },
+): Promise<WebhookView & { secret: string }> {
+  requireFeature(auth.label, 'webhooks');
+  const url = await checkedUrl(ctx, body.url);
+  const secret = newWebhookSecret();
+  const at = ctx.clock.now().toISOString();
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    await lockLabel(trx, ctx.dialect, ownerOf(auth));
+    await enforceLimit(trx, auth.label, 'webhooks', ownerOf(auth));
+    return insertWebhook(trx, {
+      label_id: ownerOf(auth),
+      url,
+      events: JSON.stringify(body.events),
+      secret: encryptSecret(ctx.config, secret),
+      active: 1,
+      consecutive_failures: 0,
+      created_at: at,
+      updated_at: at,
+    });
+  });
+  return { ...presentWebhook(row), secret };
+}
+
+export async function patchWebhook(
+  ctx: AppContext,
+  auth: Authenticated,
+  id: number,
+  body: { url?: string; events?: EventKind[]; active?: boolean },
+): Promise<WebhookView> {
+  await loadWebhook(ctx, auth, id);
+  const url = body.url === undefined ? undefined : await checkedUrl(ctx, body.url);
+  const row = await updateWebhook(ctx.db, ownerOf(auth), id, {
+    ...(url !== undefined && { url }),
+    ...(body.events !== undefined && { events: JSON.stringify(body.events) }),
+    ...(body.active === true && { active: 1, consecutive_failures: 0 }),
+    ...(body.active === false && { active: 0 }),
+    updated_at: ctx.clock.now().toISOString(),
+  });
+  if (!row) throw errors.notFound('Webhook');
+  return presentWebhook(row);
+}
+
+export async function removeWebhook(ctx: AppContext, auth: Authenticated, id: number): Promise<void> {
+  await loadWebhook(ctx, auth, id);
+  if (!(await deleteWebhook(ctx.db, ownerOf(auth), id))) throw errors.notFound('Webhook');
+}
+
+export async function rotateWebhookSecret(
+  ctx: AppContext,
+  auth: Authenticated,
+  id: number,
+): Promise<WebhookView & { secret: string }> {
+  await loadWebhook(ctx, auth, id);
+  const secret = newWebhookSecret();
+  const row = await updateWebhook(ctx.db, ownerOf(auth), id, {
+    secret: encryptSecret(ctx.config, secret),
+    updated_at: ctx.clock.now().toISOString(),
+  });
+  if (!row) throw errors.notFound('Webhook');
+  return { ...presentWebhook(row), secret };
+}
+
+function assertActive(row: WebhookRow): void {
+  if (row.active === 0) {
+    throw errors.conflict('This webhook is disabled; re-enable it with PATCH {"active": true} first', {
+      webhook_id: row.id,
+    });
+  }
+}
+
+/** Publishes a `webhook.test` event and sends it to this webhook alone. */
+export async function testWebhook(
+  ctx: AppContext,
+  auth: Authenticated,
+  id: number,
+): Promise<{ delivery_id: string; event_id: number }> {
+  assertActive(await loadWebhook(ctx, auth, id));
+  const at = ctx.clock.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const event = await publish(
+      trx,
+      auth.workspace,
+      'webhook.test',
+      { message: 'A test delivery from Labeldesk' },
+      at.toISOString(),
+      { toSubscribers: false },
+    );
+    return { delivery_id: await queueDelivery(trx, id, event.id, at), event_id: event.id };
+  });
+}
+
+/** Sends an event of the caller's workspace again, marked `redelivery: true`, under a new delivery id. */
+export async function redeliver(
+  ctx: AppContext,
+  auth: Authenticated,
+  id: number,
+  eventId: number,
+): Promise<{ delivery_id: string; event_id: number }> {
+  assertActive(await loadWebhook(ctx, auth, id));
+  const event = await findEvent(ctx.db, auth.workspace.id, eventId);
+  if (!event)
+    throw errors.invalid('event_id', 'No event with this id in this workspace (events are kept 90 days)');
+  const at = ctx.clock.now();
+  const deliveryId = await queueDelivery(ctx.db, id, event.id, at, { redelivery: true });
+  return { delivery_id: deliveryId, event_id: event.id };
+}
+
+export async function deliveryLog(ctx: AppContext, auth: Authenticated, id: number, page: PageRequest) {
+  await loadWebhook(ctx, auth, id);
+  const { rows, total } = await attemptsPage(ctx.db, id, page.limit, page.offset);
+  return { deliveries: rows.map(presentAttempt), total };
+}
+
+export function eventKinds(): { events: { event: EventKind; description: string }[] } {
+  return { events: EVENT_NAMES.map((event) => ({ event, description: EVENT_KINDS[event] })) };
+}

@@ -1,0 +1,143 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { WebhookAttemptsTable, WebhooksTable } from '../../db/schema.ts';
+import { type LabelCount, ownedBy } from '../../db/scope.ts';
+
+export type WebhookRow = Selectable<WebhooksTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+
+/** Webhooks fail this many times in a row before they are switched off. */
+export const FAILURES_BEFORE_DISABLING = 20;
+
+export const webhookCount: LabelCount = (eb, labelId) =>
+  eb
+    .selectFrom('webhooks')
+    .select((count) => count.fn.countAll<number>().as('n'))
+    .where(ownedBy('webhooks', labelId));
+
+export async function webhooksOfLabel(db: Db, labelId: number): Promise<WebhookRow[]> {
+  return db.selectFrom('webhooks').selectAll().where(ownedBy('webhooks', labelId)).orderBy('id').execute();
+}
+
+export async function activeWebhooksOfLabel(db: Db, labelId: number): Promise<WebhookRow[]> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where(ownedBy('webhooks', labelId))
+    .where('active', '=', 1)
+    .execute();
+}
+
+export async function findWebhook(db: Db, labelId: number, id: number): Promise<WebhookRow | undefined> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where(ownedBy('webhooks', labelId))
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A webhook by id alone: for the delivery worker, which acts for every label. */
+export async function webhookById(db: Db, id: number): Promise<WebhookRow | undefined> {
+  return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertWebhook(db: Db, row: Insertable<WebhooksTable>): Promise<WebhookRow> {
+  return db.insertInto('webhooks').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateWebhook(
+  db: Db,
+  labelId: number,
+  id: number,
+  patch: Updateable<WebhooksTable>,
+): Promise<WebhookRow | undefined> {
+  return db
+    .updateTable('webhooks')
+    .set(patch)
+    .where(ownedBy('webhooks', labelId))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteWebhook(db: Db, labelId: number, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhooks')
+    .where(ownedBy('webhooks', labelId))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function insertAttempt(db: Db, row: Insertable<WebhookAttemptsTable>): Promise<void> {
+  await db.insertInto('webhook_attempts').values(row).execute();
+}
+
+export async function resetFailures(db: Db, id: number): Promise<void> {
+  await db
+    .updateTable('webhooks')
+    .set({ consecutive_failures: 0 })
+    .where('id', '=', id)
+    .where('consecutive_failures', '>', 0)
+    .execute();
+}
+
+/** One more failure in a row; the webhook is switched off when the row reaches the limit. */
+export async function countFailure(db: Db, id: number): Promise<void> {
+  await db
+    .updateTable('webhooks')
+    .set((eb) => ({
+      consecutive_failures: eb('consecutive_failures', '+', 1),
+      active: eb
+        .case()
+        .when('consecutive_failures', '>=', FAILURES_BEFORE_DISABLING - 1)
+        .then(0)
+        .else(eb.ref('active'))
+        .end(),
+    }))
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function attemptsPage(
+  db: Db,
+  webhookId: number,
+  limit: number,
+  offset: number,
+): Promise<{ rows: AttemptRow[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    db
+      .selectFrom('webhook_attempts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('webhook_id', '=', webhookId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/** Attempts since `since` across every label, and how many of them failed. */
+export async function attemptCountsSince(db: Db, since: string): Promise<{ total: number; failed: number }> {
+  const row = await db
+    .selectFrom('webhook_attempts')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('total'),
+      eb.fn.sum<number>(eb.case().when('ok', '=', 0).then(1).else(0).end()).as('failed'),
+    ])
+    .where('created_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.total), failed: Number(row.failed ?? 0) };
+}
+
+export async function deleteAttemptsBefore(db: Db, cutoff: string): Promise<number> {
+  const result = await db.deleteFrom('webhook_attempts').where('created_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,58 @@
+import type { TestContext } from 'node:test';
+import { type Background, createBackground } from '../../src/background.ts';
+import type { Workspace } from '../../src/db/scope.ts';
+import type { EventKind } from '../../src/modules/events/events.catalog.ts';
+import { publish } from '../../src/modules/events/events.service.ts';
+import { call, type Harness, json } from './harness.ts';
+import type { Receiver } from './receiver.ts';
+
+/** The harness env that lets deliveries reach a receiver on the loopback address. */
+export const LOOPBACK_RECEIVERS = { WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32' };
+
+/** The job worker of this harness's server, trusting the receiver's certificate; stopped after the test. */
+export function givenWorker(t: TestContext, h: Harness, receiver: Pick<Receiver, 'ca'>): Background {
+  const background = createBackground(h.ctx, {
+    ca: receiver.ca,
+    onError: (error) => {
+      throw error;
+    },
+  });
+  t.after(() => background.close());
+  return background;
+}
+
+export interface CreatedWebhook {
+  id: number;
+  url: string;
+  events: string[];
+  secret: string;
+  active: boolean;
+}
+
+export async function givenWebhook(
+  h: Harness,
+  key: string,
+  url: string,
+  events: EventKind[] = ['webhook.test'],
+): Promise<CreatedWebhook> {
+  const response = await call(h, 'POST', '/api/v1/webhooks', { key, payload: { url, events } });
+  if (response.statusCode !== 201)
+    throw new Error(`webhook not created: ${response.statusCode} ${response.body}`);
+  return (json(response) as { webhook: CreatedWebhook }).webhook;
+}
+
+export function liveWorkspace(labelId: number): Workspace {
+  return { id: labelId, labelId, sandbox: false, catalogCopied: true };
+}
+
+/** Publishes one event in a transaction of its own, as a producer's change would. */
+export async function publishEvent(
+  h: Harness,
+  workspace: Workspace,
+  event: EventKind,
+  data: Record<string, unknown>,
+): Promise<number> {
+  const at = h.clock.now().toISOString();
+  const view = await h.ctx.db.transaction().execute((trx) => publish(trx, workspace, event, data, at));
+  return view.id;
+}
