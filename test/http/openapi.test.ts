@@ -131,6 +131,27 @@ test('every operation has an id, a summary, its security and scope, and its erro
       scope: 'catalog:read',
       errors: ['400', '401', '403', '404', '429'],
     },
+    'GET /api/v1/webhooks/events': { scope: 'any_key', errors: ['401', '429'] },
+    'GET /api/v1/webhooks': { scope: 'webhooks:manage', errors: ['401', '403', '429'] },
+    'POST /api/v1/webhooks': { scope: 'webhooks:manage', errors: ['400', '401', '403', '429'] },
+    'PATCH /api/v1/webhooks/{id}': { scope: 'webhooks:manage', errors: ['400', '401', '403', '404', '429'] },
+    'DELETE /api/v1/webhooks/{id}': { scope: 'webhooks:manage', errors: ['400', '401', '403', '404', '429'] },
+    'POST /api/v1/webhooks/{id}/test': {
+      scope: 'webhooks:manage',
+      errors: ['400', '401', '403', '404', '409', '429'],
+    },
+    'GET /api/v1/webhooks/{id}/deliveries': {
+      scope: 'webhooks:manage',
+      errors: ['400', '401', '403', '404', '429'],
+    },
+    'POST /api/v1/webhooks/{id}/rotate-secret': {
+      scope: 'webhooks:manage',
+      errors: ['400', '401', '403', '404', '429'],
+    },
+    'POST /api/v1/webhooks/{id}/redeliver': {
+      scope: 'webhooks:manage',
+      errors: ['400', '401', '403', '404', '409', '429'],
+    },
   };
   const seen: string[] = [];
   for (const [path, operations] of Object.entries(doc.paths)) {

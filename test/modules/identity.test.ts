@@ -311,7 +311,7 @@ test('GET /status reports the checks and 503 while the database is unreachable',
       api: { ok: true },
       database: { ok: false, latency_ms: null },
       distributor: { ok: true, last_event_at: null },
-      webhooks: { ok: true, deliveries_24h: 0, failed_24h: 0 },
+      webhooks: { ok: false, deliveries_24h: 0, failed_24h: 0 },
     },
   });
   assert.equal(down.headers['x-api-version'], '1.1.0');

@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Stripe from 'stripe';
-import { buildHarness, call, givenCaller, json } from '../helpers/harness.ts';
-import { startReceiver } from '../helpers/receiver.ts';
-import { givenWebhook, givenWorker, LOOPBACK_RECEIVERS } from '../helpers/webhooks.ts';
+import { publish } from '../../src/modules/events/events.service.ts';
+import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
+import { type ReceivedDelivery, startReceiver } from '../helpers/receiver.ts';
+import {
+  givenWebhook,
+  givenWorker,
+  LOOPBACK_RECEIVERS,
+  liveWorkspace,
+  publishEvent,
+} from '../helpers/webhooks.ts';
 
 const stripe = new Stripe('sk_test_unused');
 
@@ -49,4 +56,394 @@ test('a test delivery arrives signed: the stripe verifier accepts it with our se
   assert.equal(log.statusCode, 200);
   const body = json(log) as { deliveries: Array<Record<string, unknown>> };
   assert.equal(body.deliveries.length, 1);
+});
+
+interface Body {
+  id: string;
+  event: string;
+  created_at: string;
+  data: Record<string, unknown>;
+  redelivery?: boolean;
+  event_id?: number;
+}
+
+const bodyOf = (delivery: ReceivedDelivery): Body => JSON.parse(delivery.body) as Body;
+
+async function deliveryLog(h: Harness, key: string, webhookId: number, query = '') {
+  const response = await call(h, 'GET', `/api/v1/webhooks/${webhookId}/deliveries${query}`, { key });
+  assert.equal(response.statusCode, 200);
+  return { response, body: json(response) as { deliveries: Array<Record<string, unknown>>; total: number } };
+}
+
+test('events go to the active webhooks that subscribe to them, only once committed; sandbox events too', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { label, key } = await givenCaller(h);
+  const live = await givenWebhook(h, key, `${receiver.origin}/live`, ['release.live']);
+  await givenWebhook(h, key, `${receiver.origin}/approved`, ['release.approved']);
+  const off = await givenWebhook(h, key, `${receiver.origin}/off`, ['release.live']);
+  await call(h, 'PATCH', `/api/v1/webhooks/${off.id}`, { key, payload: { active: false } });
+  const { worker } = givenWorker(t, h, receiver);
+
+  await assert.rejects(
+    h.ctx.db.transaction().execute(async (trx) => {
+      await publish(
+        trx,
+        liveWorkspace(label.id),
+        'release.live',
+        { upc: 'rolled back' },
+        h.clock.now().toISOString(),
+      );
+      throw new Error('the change failed');
+    }),
+  );
+  const eventId = await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
+  await givenKey(h, label.id, { sandbox: true });
+  const { id: sandboxId } = await h.ctx.db
+    .selectFrom('labels')
+    .select('id')
+    .where('parent_id', '=', label.id)
+    .executeTakeFirstOrThrow();
+  await publishEvent(
+    h,
+    { id: sandboxId, labelId: label.id, sandbox: true, catalogCopied: true },
+    'release.live',
+    {
+      upc: '4006381333931',
+    },
+  );
+  await worker.drain();
+
+  assert.deepEqual(
+    receiver.received.map((d) => [d.path, bodyOf(d).data]),
+    [
+      ['/live', { upc: '036000291452' }],
+      ['/live', { upc: '4006381333931', sandbox: true }],
+    ],
+  );
+  const feed = json(await call(h, 'GET', '/api/v1/events', { key })) as { events: Array<{ id: number }> };
+  assert.deepEqual(
+    feed.events.map((e) => e.id),
+    [eventId],
+  );
+  assert.equal((await deliveryLog(h, key, live.id)).body.total, 2);
+});
+
+test('a failed delivery is retried after 30 s and 5 min under one delivery id, then given up', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  receiver.answerWith(() => ({ status: 500 }));
+  const { key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`);
+  const { worker } = givenWorker(t, h, receiver);
+  const { delivery_id } = json(await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key })) as {
+    delivery_id: string;
+  };
+
+  await worker.drain();
+  assert.equal(receiver.received.length, 1);
+  h.clock.advance(29_000);
+  await worker.drain();
+  assert.equal(receiver.received.length, 1, 'not before 30 s');
+  h.clock.advance(1_000);
+  await worker.drain();
+  assert.equal(receiver.received.length, 2);
+  h.clock.advance(299_000);
+  await worker.drain();
+  assert.equal(receiver.received.length, 2, 'not before 5 min');
+  h.clock.advance(1_000);
+  await worker.drain();
+  assert.equal(receiver.received.length, 3);
+  h.clock.advance(3_600_000);
+  await worker.drain();
+  assert.equal(receiver.received.length, 3, 'three attempts in all');
+
+  assert.deepEqual(
+    receiver.received.map((d) => [d.headers['x-service-delivery-id'], bodyOf(d).id]),
+    [
+      [delivery_id, delivery_id],
+      [delivery_id, delivery_id],
+      [delivery_id, delivery_id],
+    ],
+  );
+  const { body, response } = await deliveryLog(h, key, webhook.id);
+  assert.equal(response.headers['x-total-count'], '3');
+  assert.deepEqual(
+    body.deliveries.map((d) => ({ ...d, duration_ms: 0 })),
+    [
+      ['2026-03-02T10:05:30.000Z', 3],
+      ['2026-03-02T10:00:30.000Z', 2],
+      ['2026-03-02T10:00:00.000Z', 1],
+    ].map(([created_at, attempt]) => ({
+      delivery_id,
+      event: 'webhook.test',
+      attempt,
+      status: 500,
+      ok: false,
+      duration_ms: 0,
+      error: 'the receiver answered 500',
+      created_at,
+    })),
+  );
+  const listed = json(await call(h, 'GET', '/api/v1/webhooks', { key })) as {
+    webhooks: Array<{ consecutive_failures: number; active: boolean }>;
+  };
+  assert.deepEqual(
+    listed.webhooks.map((w) => [w.consecutive_failures, w.active]),
+    [[3, true]],
+  );
+});
+
+test('redirects are not followed: a 3xx is a failed attempt', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  receiver.answerWith((d) =>
+    d.path === '/hook'
+      ? { status: 302, headers: { location: `${receiver.origin}/elsewhere` } }
+      : { status: 200 },
+  );
+  const { key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`);
+  const { worker } = givenWorker(t, h, receiver);
+  await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key });
+  await worker.drain();
+  assert.deepEqual(
+    receiver.received.map((d) => d.path),
+    ['/hook'],
+  );
+  const [attempt] = (await deliveryLog(h, key, webhook.id)).body.deliveries;
+  assert.equal(attempt?.status, 302);
+  assert.equal(attempt?.ok, false);
+  assert.equal(attempt?.error, `redirect to ${receiver.origin}/elsewhere not followed`);
+});
+
+test('an answer slower than WEBHOOK_TIMEOUT is a failed attempt with no status', async (t) => {
+  const h = await buildHarness(t, { env: { ...LOOPBACK_RECEIVERS, WEBHOOK_TIMEOUT: '200ms' } });
+  const receiver = await startReceiver(t);
+  receiver.answerWith(() => ({ status: 200, delayMs: 1_000 }));
+  const { key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`);
+  const { worker } = givenWorker(t, h, receiver);
+  await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key });
+  await worker.drain();
+  const [attempt] = (await deliveryLog(h, key, webhook.id)).body.deliveries;
+  assert.equal(attempt?.status, null);
+  assert.equal(attempt?.ok, false);
+  assert.equal(attempt?.error, 'no answer within 200 ms');
+  assert.ok(Number(attempt?.duration_ms) >= 190 && Number(attempt?.duration_ms) < 1_000);
+});
+
+test('after 20 failed attempts in a row the webhook is switched off until PATCH active: true', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  receiver.answerWith(() => ({ status: 503 }));
+  const { label, key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`, ['webhook.test', 'release.live']);
+  const { worker } = givenWorker(t, h, receiver);
+  for (let i = 0; i < 19; i += 1) await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key });
+  await worker.drain();
+  const state = async () =>
+    (json(await call(h, 'GET', '/api/v1/webhooks', { key })) as { webhooks: Array<Record<string, unknown>> })
+      .webhooks[0];
+  assert.deepEqual([(await state())?.active, (await state())?.consecutive_failures], [true, 19]);
+
+  await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key });
+  await worker.drain();
+  assert.deepEqual([(await state())?.active, (await state())?.consecutive_failures], [false, 20]);
+
+  // Switched off: the retries falling due and new events reach nothing.
+  receiver.answerWith(() => ({ status: 200 }));
+  await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
+  h.clock.advance(3_600_000);
+  await worker.drain();
+  assert.equal(receiver.received.length, 20);
+
+  const enabled = await call(h, 'PATCH', `/api/v1/webhooks/${webhook.id}`, {
+    key,
+    payload: { active: true },
+  });
+  assert.deepEqual(
+    [
+      (json(enabled) as { webhook: { active: boolean } }).webhook.active,
+      (json(enabled) as { webhook: { consecutive_failures: number } }).webhook.consecutive_failures,
+    ],
+    [true, 0],
+  );
+  await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
+  await worker.drain();
+  assert.equal(receiver.received.length, 21);
+  assert.equal(bodyOf(receiver.received[20] as ReceivedDelivery).event, 'release.live');
+});
+
+test('after rotate-secret deliveries are signed with the new secret: stripe rejects the old one', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`);
+  const { worker } = givenWorker(t, h, receiver);
+  const rotated = json(await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/rotate-secret`, { key })) as {
+    webhook: { secret: string };
+  };
+  await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key });
+  await worker.drain();
+  const [delivery] = receiver.received;
+  assert.ok(delivery);
+  const header = String(delivery.headers['x-service-signature']);
+  const now = Math.floor(h.clock.now().getTime() / 1000);
+  assert.equal(
+    (
+      stripe.webhooks.constructEvent(
+        delivery.body,
+        header,
+        rotated.webhook.secret,
+        300,
+        undefined,
+        now,
+      ) as unknown as Body
+    ).event,
+    'webhook.test',
+  );
+  assert.throws(
+    () => stripe.webhooks.constructEvent(delivery.body, header, webhook.secret, 300, undefined, now),
+    /No signatures found matching the expected signature/,
+  );
+});
+
+test('redeliver sends a feed event again under a new delivery id with redelivery: true and event_id', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { label, key } = await givenCaller(h);
+  const other = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`, ['release.live']);
+  const { worker } = givenWorker(t, h, receiver);
+  const eventId = await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
+  await worker.drain();
+
+  const response = await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/redeliver`, {
+    key,
+    payload: { event_id: eventId },
+  });
+  assert.equal(response.statusCode, 202);
+  const queued = json(response) as { delivery_id: string; event_id: number };
+  assert.equal(queued.event_id, eventId);
+  await worker.drain();
+  const [first, again] = receiver.received.map(bodyOf);
+  assert.ok(first && again);
+  assert.notEqual(again.id, first.id);
+  assert.deepEqual(again, {
+    id: queued.delivery_id,
+    event: 'release.live',
+    created_at: first.created_at,
+    data: { upc: '036000291452' },
+    redelivery: true,
+    event_id: eventId,
+  });
+  assert.equal(first.redelivery, undefined);
+
+  const otherEvent = await publishEvent(h, liveWorkspace(other.label.id), 'release.live', { upc: 'x' });
+  for (const event_id of [otherEvent, eventId + 1000]) {
+    const refused = await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/redeliver`, {
+      key,
+      payload: { event_id },
+    });
+    assert.equal(refused.statusCode, 400);
+    assert.deepEqual(json(refused), {
+      error: 'No event with this id in this workspace (events are kept 90 days)',
+      code: 'invalid',
+      field: 'event_id',
+    });
+  }
+});
+
+test('the address is checked again at delivery: a name that now resolves to a refused address gets nothing', async (t) => {
+  const answers = new Map([['receiver.test', '127.0.0.1']]);
+  const h = await buildHarness(t, {
+    env: LOOPBACK_RECEIVERS,
+    resolveHost: async (hostname) => {
+      const address = answers.get(hostname);
+      if (!address)
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+      return [{ address, family: 4 }];
+    },
+  });
+  const receiver = await startReceiver(t);
+  const { key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `https://receiver.test:${receiver.port}/hook`);
+  const { worker } = givenWorker(t, h, receiver);
+  answers.set('receiver.test', '127.0.0.2');
+  await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key });
+  await worker.drain();
+  assert.equal(receiver.received.length, 0);
+  const [attempt] = (await deliveryLog(h, key, webhook.id)).body.deliveries;
+  assert.equal(attempt?.ok, false);
+  assert.equal(attempt?.status, null);
+  assert.match(String(attempt?.error), /127\.0\.0\.2/);
+
+  answers.set('receiver.test', '127.0.0.1');
+  h.clock.advance(30_000);
+  await worker.drain();
+  assert.equal(receiver.received.length, 1, 'the retry goes to the checked address');
+});
+
+test('deleting a webhook drops its queued deliveries', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`);
+  const { worker } = givenWorker(t, h, receiver);
+  await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key });
+  await call(h, 'DELETE', `/api/v1/webhooks/${webhook.id}`, { key });
+  await worker.drain();
+  assert.equal(receiver.received.length, 0);
+  const jobs = await h.ctx.db
+    .selectFrom('jobs')
+    .select('kind')
+    .where('kind', '=', 'webhook.delivery')
+    .execute();
+  assert.deepEqual(jobs, []);
+});
+
+test('the delivery log pages newest first with Link and X-Total-Count', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`);
+  const { worker } = givenWorker(t, h, receiver);
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    ids.push(
+      (json(await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key })) as { delivery_id: string })
+        .delivery_id,
+    );
+    await worker.drain();
+  }
+  const { response, body } = await deliveryLog(h, key, webhook.id, '?per_page=2');
+  assert.deepEqual(
+    body.deliveries.map((d) => d.delivery_id),
+    [ids[2], ids[1]],
+  );
+  assert.deepEqual({ ...body, deliveries: [] }, { deliveries: [], page: 1, per_page: 2, total: 3 });
+  assert.match(String(response.headers.link), /rel="next"/);
+});
+
+test('GET /status counts the delivery attempts and failures of the last 24 hours across labels', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  receiver.answerWith((d) => ({ status: d.path === '/bad' ? 500 : 200 }));
+  const first = await givenCaller(h);
+  const second = await givenCaller(h);
+  const good = await givenWebhook(h, first.key, `${receiver.origin}/good`);
+  const bad = await givenWebhook(h, second.key, `${receiver.origin}/bad`);
+  const { worker } = givenWorker(t, h, receiver);
+  await call(h, 'POST', `/api/v1/webhooks/${good.id}/test`, { key: first.key });
+  await call(h, 'POST', `/api/v1/webhooks/${bad.id}/test`, { key: second.key });
+  await worker.drain();
+  const webhooksCheck = async () =>
+    (json(await call(h, 'GET', '/api/v1/status')) as { checks: { webhooks: unknown } }).checks.webhooks;
+  assert.deepEqual(await webhooksCheck(), { ok: true, deliveries_24h: 2, failed_24h: 1 });
+  h.clock.advance(30_000);
+  await worker.drain();
+  assert.deepEqual(await webhooksCheck(), { ok: true, deliveries_24h: 3, failed_24h: 2 });
+  h.clock.advance(24 * 3_600_000 - 15_000);
+  assert.deepEqual(await webhooksCheck(), { ok: true, deliveries_24h: 1, failed_24h: 1 });
 });

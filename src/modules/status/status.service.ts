@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { pingDatabase } from '../../db/database.ts';
 import { API_VERSION } from '../../http/conventions.ts';
+import { attemptCountsSince } from '../webhooks/webhooks.store.ts';
 import { readMark } from './status.store.ts';
 
 export const DISTRIBUTOR_LAST_EVENT_MARK = 'distributor.last_event_at';
@@ -27,10 +28,15 @@ async function databaseCheck(ctx: AppContext): Promise<{ ok: boolean; latency_ms
   }
 }
 
-/** Webhook deliveries are not stored until the webhooks module exists, so the counts are zero. */
-function webhooksCheck(): StatusReport['checks']['webhooks'] {
-  return { ok: true, deliveries_24h: 0, failed_24h: 0 };
+const DAY_MS = 24 * 3_600_000;
+
+/** Delivery attempts of the last 24 hours across every label, and how many failed. */
+async function webhooksCheck(ctx: AppContext, now: Date): Promise<StatusReport['checks']['webhooks']> {
+  const counts = await attemptCountsSince(ctx.db, new Date(now.getTime() - DAY_MS).toISOString());
+  return { ok: true, deliveries_24h: counts.total, failed_24h: counts.failed };
 }
+
+const UNKNOWN_WEBHOOKS: StatusReport['checks']['webhooks'] = { ok: false, deliveries_24h: 0, failed_24h: 0 };
 
 export async function statusReport(ctx: AppContext, startedAt: Date): Promise<StatusReport> {
   const now = ctx.clock.now();
@@ -45,7 +51,7 @@ export async function statusReport(ctx: AppContext, startedAt: Date): Promise<St
       api: { ok: true },
       database,
       distributor: { ok: true, last_event_at: lastEventAt },
-      webhooks: webhooksCheck(),
+      webhooks: database.ok ? await webhooksCheck(ctx, now) : UNKNOWN_WEBHOOKS,
     },
   };
 }

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { claimDueJobs, countJobs } from '../../src/jobs/jobs.store.ts';
+import { enqueue } from '../../src/jobs/queue.ts';
+import { createWorker, type Job } from '../../src/jobs/worker.ts';
+import { buildHarness, type Harness } from '../helpers/harness.ts';
+
+const LEASE_MS = 25_000;
+
+async function queued(h: Harness, kind: string, payloads: unknown[]): Promise<void> {
+  const now = h.clock.now();
+  await enqueue(
+    h.ctx.db,
+    payloads.map((payload) => ({ kind, payload, runAt: now })),
+    now,
+  );
+}
+
+test('a job taken by a worker that died is run again once its lease has passed', async (t) => {
+  const h = await buildHarness(t);
+  await queued(h, 'note', [{ text: 'hello' }]);
+  const now = h.clock.now();
+  // A worker claims the job and dies before finishing it.
+  const [claimed] = await claimDueJobs(
+    h.ctx.db,
+    h.ctx.dialect,
+    now.toISOString(),
+    new Date(now.getTime() + LEASE_MS).toISOString(),
+    10,
+  );
+  assert.equal(claimed?.attempts, 1);
+
+  const runs: Job[] = [];
+  const worker = createWorker(h.ctx, {
+    handlers: { note: async (job) => void runs.push(job) },
+    leaseMs: LEASE_MS,
+  });
+  await worker.drain();
+  assert.equal(runs.length, 0, 'not while the lease holds');
+  h.clock.advance(LEASE_MS);
+  await worker.drain();
+  assert.deepEqual(runs, [{ id: claimed?.id, kind: 'note', payload: { text: 'hello' }, attempt: 2 }]);
+  assert.equal(await countJobs(h.ctx.db, 'note'), 0);
+});
+
+test('a handler asks to run again later; a failing handler is retried with growing waits, then dropped', async (t) => {
+  const h = await buildHarness(t);
+  await queued(h, 'later', [{}]);
+  await queued(h, 'broken', [{}]);
+  const attempts: Record<string, number[]> = { later: [], broken: [] };
+  const errors: unknown[] = [];
+  const worker = createWorker(h.ctx, {
+    handlers: {
+      later: async (job) => {
+        attempts.later?.push(job.attempt);
+        return job.attempt < 2 ? { runAgainAt: new Date(h.clock.now().getTime() + 60_000) } : undefined;
+      },
+      broken: async (job) => {
+        attempts.broken?.push(job.attempt);
+        throw new Error('cannot');
+      },
+    },
+    leaseMs: LEASE_MS,
+    onError: (error) => errors.push(error),
+  });
+  for (let i = 0; i < 12; i += 1) {
+    await worker.drain();
+    h.clock.advance(3_600_000);
+  }
+  assert.deepEqual(attempts.later, [1, 2]);
+  assert.deepEqual(attempts.broken, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  assert.equal(errors.length, 10);
+  assert.equal(await countJobs(h.ctx.db, 'broken'), 0);
+});
+
+test('workers claiming side by side take different jobs (SKIP LOCKED on PostgreSQL)', async (t) => {
+  const h = await buildHarness(t);
+  await queued(
+    h,
+    'share',
+    Array.from({ length: 200 }, (_, i) => ({ i })),
+  );
+  const now = h.clock.now().toISOString();
+  const lease = new Date(h.clock.now().getTime() + LEASE_MS).toISOString();
+  const claims = await Promise.all(
+    Array.from({ length: 4 }, () => claimDueJobs(h.ctx.db, h.ctx.dialect, now, lease, 80)),
+  );
+  const ids = claims.flat().map((row) => row.id);
+  assert.equal(ids.length, 200);
+  assert.equal(new Set(ids).size, 200, 'no job taken twice');
+});
+
+test('a started worker runs jobs as they are queued, and recurring jobs exist once however many start', async (t) => {
+  const h = await buildHarness(t);
+  let recurringRuns = 0;
+  const seen: unknown[] = [];
+  const options = {
+    handlers: { note: async (job: Job) => void seen.push(job.payload) },
+    recurring: [{ kind: 'tidy', everyMs: 3_600_000, run: async () => (recurringRuns += 1) }],
+    leaseMs: LEASE_MS,
+    idlePollMs: 5,
+  };
+  const first = createWorker(h.ctx, options);
+  const second = createWorker(h.ctx, options);
+  await first.start();
+  await second.start();
+  t.after(async () => {
+    await first.stop();
+    await second.stop();
+  });
+  await queued(h, 'note', [{ n: 1 }, { n: 2 }]);
+  const deadline = Date.now() + 5_000;
+  while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.deepEqual(
+    seen.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    [{ n: 1 }, { n: 2 }],
+  );
+  assert.equal(recurringRuns, 1);
+  assert.equal(await countJobs(h.ctx.db, 'tidy'), 1);
+});
