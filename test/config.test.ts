@@ -250,6 +250,10 @@ describe('bad values stop loadConfig with one line naming the variable', () => {
       { WEBHOOK_ALLOW_CIDRS: '10.0.0.0/33' },
       'WEBHOOK_ALLOW_CIDRS: "10.0.0.0/33" is not a CIDR range such as 10.0.0.0/8 or fd00::/8 (got "10.0.0.0/33")',
     ],
+    [
+      { WEBHOOK_ALLOW_CIDRS: '010.0.0.0/8' },
+      'WEBHOOK_ALLOW_CIDRS: "010.0.0.0/8" is not a CIDR range such as 10.0.0.0/8 or fd00::/8 (got "010.0.0.0/8")',
+    ],
     [{ SANDBOX_LIVE_AFTER: '45' }, `SANDBOX_LIVE_AFTER: ${DURATION} (got "45")`],
     [{ DISTRIBUTOR: 'spotify' }, 'DISTRIBUTOR: expected one of simulated (got "spotify")'],
     [{ DISTRIBUTOR_STEP: '1d' }, `DISTRIBUTOR_STEP: ${DURATION} (got "1d")`],
