@@ -63,6 +63,8 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   const running = new Set<Promise<void>>();
   let stopped = true;
   let claiming = false;
+  /** The claim in progress, so that stopping waits for the jobs it brings too. */
+  let pumping: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | null = null;
 
   async function claim(limit: number): Promise<Job[]> {
@@ -110,8 +112,13 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     timer.unref();
   }
 
-  async function pump(): Promise<void> {
-    if (claiming || stopped) return;
+  function pump(): Promise<void> {
+    if (claiming || stopped) return Promise.resolve();
+    pumping = claimAndStart();
+    return pumping;
+  }
+
+  async function claimAndStart(): Promise<void> {
     claiming = true;
     try {
       while (!stopped && running.size < concurrency) {
@@ -149,6 +156,7 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      await pumping;
       await Promise.allSettled([...running]);
     },
     async drain() {
