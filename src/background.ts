@@ -9,6 +9,8 @@ import { deleteAttemptsBefore } from './modules/webhooks/webhooks.store.ts';
 
 const HOUR_MS = 3_600_000;
 const IDEMPOTENCY_RETENTION_MS = 24 * HOUR_MS;
+/** Jobs (mostly deliveries, mostly waiting on receivers) a server runs at once. */
+const DEFAULT_CONCURRENCY = 64;
 
 export interface BackgroundOptions {
   /** Trusted roots for webhook receivers in place of the system's (tests). */
@@ -32,7 +34,11 @@ function before(ctx: AppContext, ms: number): string {
  * and the hourly pruning of idempotency records (24 hours), events and delivery logs (90 days).
  */
 export function createBackground(ctx: AppContext, options: BackgroundOptions = {}): Background {
-  const sender = createWebhookSender(ctx.config, ctx.resolveHost, { ca: options.ca });
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const sender = createWebhookSender(ctx.config, ctx.resolveHost, {
+    ca: options.ca,
+    maxConnectionsPerHost: concurrency,
+  });
   const worker = createWorker(ctx, {
     handlers: { [DELIVERY_JOB]: deliveryHandler(ctx, sender) },
     recurring: [
@@ -51,7 +57,7 @@ export function createBackground(ctx: AppContext, options: BackgroundOptions = {
     // A run lasts at most one receiver timeout plus a little database work; a job held longer
     // than this belonged to a worker that died, and another takes it.
     leaseMs: 2 * ctx.config.webhookTimeoutMs + 5000,
-    concurrency: options.concurrency,
+    concurrency,
     onError: options.onError,
   });
   return {

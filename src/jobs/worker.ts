@@ -9,8 +9,8 @@ export interface Job {
   readonly attempt: number;
 }
 
-/** Nothing when the job is done (it is removed), or when to run it again. */
-export type JobOutcome = { runAgainAt: Date } | undefined;
+/** Nothing when the job is done (it is removed), or when to run it again (with a new payload, if given). */
+export type JobOutcome = { runAgainAt: Date; payload?: unknown } | undefined;
 export type JobHandler = (job: Job) => Promise<JobOutcome>;
 
 export interface RecurringJob {
@@ -84,7 +84,10 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     try {
       if (!handler) throw new Error(`no handler for jobs of kind ${job.kind}`);
       const outcome = await handler(job);
-      if (outcome) await rescheduleJob(ctx.db, job.id, outcome.runAgainAt.toISOString());
+      if (outcome) {
+        const payload = outcome.payload === undefined ? undefined : JSON.stringify(outcome.payload);
+        await rescheduleJob(ctx.db, job.id, outcome.runAgainAt.toISOString(), payload);
+      }
       else await deleteJob(ctx.db, job.id);
     } catch (error) {
       onError(error, job);

@@ -8,6 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { TEST_DATABASE, TEST_POSTGRES_URL } from './harness.ts';
 
@@ -34,6 +35,28 @@ export async function withClient<T>(url: string, work: (client: pg.Client) => Pr
     return await work(client);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * The rows `query` finds in the installation's database, read from outside the server: the SQLite file
+ * opened read-only, or the installation's PostgreSQL database. For state a running or killed server left.
+ */
+export async function selectRows<T extends Record<string, unknown>>(
+  install: Installation,
+  query: string,
+): Promise<T[]> {
+  if (install.databaseUrl) {
+    return withClient(install.databaseUrl, async (client) => (await client.query<T>(query)).rows);
+  }
+  const db = new SqliteDatabase(join(install.dataDir, 'labeldesk.sqlite'), {
+    readonly: true,
+    fileMustExist: true,
+  });
+  try {
+    return db.prepare<[], T>(query).all();
+  } finally {
+    db.close();
   }
 }
 
@@ -113,6 +136,11 @@ export interface Server {
   stdout(): string;
   stderr(): string;
   stop(): Promise<void>;
+  /**
+   * Ends the process with SIGKILL, as a crash or the OOM killer would: no shutdown code runs. Resolves
+   * with the signal that ended it (null if it had already exited by itself).
+   */
+  kill(): Promise<NodeJS.Signals | null>;
 }
 
 const LISTENING = /^Labeldesk listening on .* [\d.]+:(\d+);/m;
@@ -169,6 +197,13 @@ export async function startServer(
       await exited;
     }
   };
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    return child.signalCode;
+  };
   try {
     await waitUntil('start-up lines', () => LISTENING.test(err) && ready(err), child);
   } catch (error) {
@@ -176,7 +211,7 @@ export async function startServer(
     // What serve printed is usually the reason it did not start.
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${err}`);
   }
-  return { port: Number(LISTENING.exec(err)?.[1]), stdout: () => out, stderr: () => err, stop };
+  return { port: Number(LISTENING.exec(err)?.[1]), stdout: () => out, stderr: () => err, stop, kill };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,5 +261,49 @@ export function get(
     );
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** Like `get`, with any method; `json`, when given, is sent as the JSON body. */
+export function send(
+  method: string,
+  url: { protocol: 'http' | 'https'; port: number; path: string },
+  options: { headers?: Record<string, string>; ca?: string; json?: unknown } = {},
+): Promise<Reply> {
+  const request = url.protocol === 'https' ? httpsRequest : httpRequest;
+  const body = options.json === undefined ? null : JSON.stringify(options.json);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        method,
+        hostname: url.protocol === 'https' ? 'localhost' : '127.0.0.1',
+        family: 4,
+        port: url.port,
+        path: url.path,
+        agent: false,
+        headers: {
+          ...(body !== null && {
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+          }),
+          ...options.headers,
+        },
+        ...(options.ca && { ca: options.ca }),
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => {
+          const headers = Object.fromEntries(
+            SHOWN_HEADERS.map((name) => [name, res.headers[name]?.toString()]),
+          );
+          resolve({ status: res.statusCode ?? 0, headers, body: JSON.parse(text) });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body ?? undefined);
   });
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Stripe from 'stripe';
+import { claimDueJobs } from '../../src/jobs/jobs.store.ts';
 import { publish } from '../../src/modules/events/events.service.ts';
 import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
 import { type ReceivedDelivery, startReceiver } from '../helpers/receiver.ts';
@@ -446,4 +447,46 @@ test('GET /status counts the delivery attempts and failures of the last 24 hours
   assert.deepEqual(await webhooksCheck(), { ok: true, deliveries_24h: 3, failed_24h: 2 });
   h.clock.advance(24 * 3_600_000 - 15_000);
   assert.deepEqual(await webhooksCheck(), { ok: true, deliveries_24h: 1, failed_24h: 1 });
+});
+
+test('a burst to a slow but sound receiver is delivered whole: no request waits out its timeout for a connection', async (t) => {
+  const h = await buildHarness(t, { env: { ...LOOPBACK_RECEIVERS, WEBHOOK_TIMEOUT: '1s' } });
+  const receiver = await startReceiver(t);
+  receiver.answerWith(() => ({ status: 200, delayMs: 400 }));
+  const { label, key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`, ['release.live']);
+  const { worker } = givenWorker(t, h, receiver);
+  for (let i = 0; i < 48; i += 1) await publishEvent(h, liveWorkspace(label.id), 'release.live', { n: i });
+  await worker.drain();
+  const { body } = await deliveryLog(h, key, webhook.id, '?per_page=100');
+  assert.equal(body.total, 48);
+  assert.ok(body.deliveries.every((d) => d.ok === true));
+});
+
+test('a delivery taken over from a server that died keeps its three attempts', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  receiver.answerWith(() => ({ status: 500 }));
+  const { key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`);
+  const { worker } = givenWorker(t, h, receiver);
+  await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key });
+  // A server claims the delivery and dies before sending it.
+  const now = h.clock.now();
+  await claimDueJobs(
+    h.ctx.db,
+    h.ctx.dialect,
+    now.toISOString(),
+    new Date(now.getTime() + 25_000).toISOString(),
+    10,
+  );
+  for (const wait of [25_000, 30_000, 300_000, 3_600_000]) {
+    h.clock.advance(wait);
+    await worker.drain();
+  }
+  const { body } = await deliveryLog(h, key, webhook.id);
+  assert.deepEqual(
+    body.deliveries.map((d) => d.attempt),
+    [3, 2, 1],
+  );
 });

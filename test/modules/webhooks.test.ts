@@ -127,13 +127,13 @@ test('parallel creations never pass the plan limit', async (t) => {
   const { key } = await givenCaller(h);
   const responses = await Promise.all(
     Array.from({ length: 8 }, (_, i) =>
-      call(h, 'POST', '/api/v1/webhooks', { key, payload: { url: `${HOOK_URL}/${i}`, events: ['release.live'] } }),
+      call(h, 'POST', '/api/v1/webhooks', {
+        key,
+        payload: { url: `${HOOK_URL}/${i}`, events: ['release.live'] },
+      }),
     ),
   );
-  assert.deepEqual(
-    responses.map((r) => r.statusCode).sort(),
-    [201, 201, 201, 403, 403, 403, 403, 403],
-  );
+  assert.deepEqual(responses.map((r) => r.statusCode).sort(), [201, 201, 201, 403, 403, 403, 403, 403]);
   const list = json(await call(h, 'GET', '/api/v1/webhooks', { key })) as { webhooks: unknown[] };
   assert.equal(list.webhooks.length, 3);
 });
@@ -185,7 +185,10 @@ test('refused addresses at creation and on PATCH: 400 invalid on url with the re
     ['https://nowhere.example.com/x', 'nowhere.example.com does not resolve'],
   ];
   for (const [url, reason] of refused) {
-    const response = await call(h, 'POST', '/api/v1/webhooks', { key, payload: { url, events: ['release.live'] } });
+    const response = await call(h, 'POST', '/api/v1/webhooks', {
+      key,
+      payload: { url, events: ['release.live'] },
+    });
     assert.equal(response.statusCode, 400, url);
     assert.deepEqual(
       json(response),
@@ -200,7 +203,9 @@ test('refused addresses at creation and on PATCH: 400 invalid on url with the re
   });
   assert.equal(patch.statusCode, 400);
   assert.equal((json(patch) as { field: string }).field, 'url');
-  const list = json(await call(h, 'GET', '/api/v1/webhooks', { key })) as { webhooks: Array<{ url: string }> };
+  const list = json(await call(h, 'GET', '/api/v1/webhooks', { key })) as {
+    webhooks: Array<{ url: string }>;
+  };
   assert.equal(list.webhooks[0]?.url, 'https://hooks.example.com/ok');
 });
 
@@ -214,7 +219,10 @@ test('a host name that really resolves to 127.0.0.1 (localhost, through the syst
   assert.equal(response.statusCode, 400);
   const body = json(response) as { error: string; field: string };
   assert.equal(body.field, 'url');
-  assert.match(body.error, /^This address cannot receive webhooks: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/);
+  assert.match(
+    body.error,
+    /^This address cannot receive webhooks: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/,
+  );
 });
 
 test('PATCH changes url, events and active; active: true resets the failure count', async (t) => {
@@ -225,7 +233,11 @@ test('PATCH changes url, events and active; active: true resets the failure coun
   h.clock.advance(1000);
   const response = await call(h, 'PATCH', `/api/v1/webhooks/${webhook.id}`, {
     key,
-    payload: { url: 'https://hooks.example.com/v2', events: ['release.approved', 'release.rejected'], active: true },
+    payload: {
+      url: 'https://hooks.example.com/v2',
+      events: ['release.approved', 'release.rejected'],
+      active: true,
+    },
   });
   assert.equal(response.statusCode, 200);
   assert.deepEqual(json(response), {
@@ -265,7 +277,10 @@ test("DELETE removes; another label's webhook answers 404 on every route", async
   const deleted = await call(h, 'DELETE', `/api/v1/webhooks/${webhook.id}`, { key: owner.key });
   assert.equal(deleted.statusCode, 200);
   assert.deepEqual(json(deleted), { ok: true });
-  assert.equal((await call(h, 'DELETE', `/api/v1/webhooks/${webhook.id}`, { key: owner.key })).statusCode, 404);
+  assert.equal(
+    (await call(h, 'DELETE', `/api/v1/webhooks/${webhook.id}`, { key: owner.key })).statusCode,
+    404,
+  );
 });
 
 test('webhook routes need webhooks:manage; GET /webhooks/events takes any key', async (t) => {

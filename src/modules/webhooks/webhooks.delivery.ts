@@ -74,10 +74,14 @@ export function deliveryHandler(ctx: AppContext, sender: WebhookSender): JobHand
       },
       body,
     );
-    await recordAttempt(ctx, webhook, delivery, event.event, job.attempt, at, result);
+    const attempt = delivery.attempt ?? 1;
+    await recordAttempt(ctx, webhook, delivery, event.event, attempt, at, result);
     if (result.ok) return undefined;
-    const retryDelayMs = ctx.config.webhookRetryDelaysMs[job.attempt - 1];
+    const retryDelayMs = ctx.config.webhookRetryDelaysMs[attempt - 1];
     if (retryDelayMs === undefined) return undefined;
-    return { runAgainAt: new Date(ctx.clock.now().getTime() + retryDelayMs) };
+    return {
+      runAgainAt: new Date(ctx.clock.now().getTime() + retryDelayMs),
+      payload: { ...delivery, attempt: attempt + 1 } satisfies DeliveryJob,
+    };
   };
 }

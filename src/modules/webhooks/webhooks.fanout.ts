@@ -11,6 +11,8 @@ export interface DeliveryJob {
   delivery_id: string;
   webhook_id: number;
   event_id: number;
+  /** The attempt this run makes, from 1; absent on the first. A crash does not use one up. */
+  attempt?: number;
   /** Asked for with POST /webhooks/{id}/redeliver: the body says so. */
   redelivery?: true;
 }

@@ -47,12 +47,14 @@ function outcomeOf(status: number, location: string | undefined): Pick<AttemptRe
 export function createWebhookSender(
   config: Pick<Config, 'baseUrl' | 'shortLinkBase' | 'webhookAllowCidrs' | 'webhookTimeoutMs'>,
   resolveHost: HostResolver,
-  options: { ca?: string | Buffer } = {},
+  options: { ca?: string | Buffer; maxConnectionsPerHost: number },
 ): WebhookSender {
   const policy = addressPolicy(config);
   const agent = new https.Agent({
     keepAlive: true,
-    maxSockets: 16,
+    // As many as the worker runs at once: a request that queued for a connection would spend
+    // its timeout waiting, and a burst to a sound receiver would read as its failures.
+    maxSockets: options.maxConnectionsPerHost,
     lookup: guardedLookup(policy, resolveHost),
     ...(options.ca !== undefined && { ca: options.ca }),
   });
