@@ -55,6 +55,11 @@ export async function deleteJob(db: Db, id: number): Promise<void> {
   await db.deleteFrom('jobs').where('id', '=', id).execute();
 }
 
+export async function deleteJobs(db: Db, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('jobs').where('id', 'in', ids).execute();
+}
+
 export async function rescheduleJob(db: Db, id: number, runAt: string, payload?: string): Promise<void> {
   await db
     .updateTable('jobs')

@@ -1,5 +1,13 @@
 import type { AppContext } from '../context.ts';
-import { claimDueJobs, deleteJob, insertJobOnce, type JobRow, rescheduleJob } from './jobs.store.ts';
+import type { Db } from '../db/database.ts';
+import {
+  claimDueJobs,
+  deleteJob,
+  deleteJobs,
+  insertJobOnce,
+  type JobRow,
+  rescheduleJob,
+} from './jobs.store.ts';
 
 export interface Job {
   readonly id: number;
@@ -9,9 +17,20 @@ export interface Job {
   readonly attempt: number;
 }
 
-/** Nothing when the job is done (it is removed), or when to run it again (with a new payload, if given). */
-export type JobOutcome = { runAgainAt: Date; payload?: unknown } | undefined;
-export type JobHandler = (job: Job) => Promise<JobOutcome>;
+/** What a run leaves behind. Without `runAgainAt` the job is done and removed. */
+export interface JobOutcome {
+  /** The run's own writes (a delivery's log entry): committed with the job's removal or rescheduling. */
+  record?: (trx: Db) => Promise<void>;
+  runAgainAt?: Date;
+  /** The next run's payload, when it changes. */
+  payload?: unknown;
+}
+export type JobHandler = (job: Job) => Promise<JobOutcome | undefined>;
+
+interface FinishedRun {
+  job: Job;
+  outcome: JobOutcome | undefined;
+}
 
 export interface RecurringJob {
   kind: string;
@@ -43,6 +62,10 @@ export interface JobWorker {
 /** A failing job waits longer each time, and is dropped after this many runs. */
 const MAX_FAILED_RUNS = 10;
 const MAX_RETRY_WAIT_MS = 3_600_000;
+
+function payloadText(outcome: JobOutcome): string | undefined {
+  return outcome.payload === undefined ? undefined : JSON.stringify(outcome.payload);
+}
 
 function jobOf(row: JobRow): Job {
   return { id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempt: row.attempts };
@@ -81,17 +104,55 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
 
   async function runJob(job: Job): Promise<void> {
     const handler = handlers[job.kind];
+    let outcome: JobOutcome | undefined;
     try {
       if (!handler) throw new Error(`no handler for jobs of kind ${job.kind}`);
-      const outcome = await handler(job);
-      if (outcome) {
-        const payload = outcome.payload === undefined ? undefined : JSON.stringify(outcome.payload);
-        await rescheduleJob(ctx.db, job.id, outcome.runAgainAt.toISOString(), payload);
-      }
-      else await deleteJob(ctx.db, job.id);
+      outcome = await handler(job);
     } catch (error) {
-      onError(error, job);
-      await settleFailedJob(job).catch((settleError: unknown) => onError(settleError, job));
+      return failed(job, error);
+    }
+    await settle({ job, outcome });
+  }
+
+  async function failed(job: Job, error: unknown): Promise<void> {
+    onError(error, job);
+    await settleFailedJob(job).catch((settleError: unknown) => onError(settleError, job));
+  }
+
+  /**
+   * Runs that finish in the same turn of the event loop are settled in one transaction: one commit
+   * for many jobs instead of two for each.
+   */
+  let unsettled: FinishedRun[] = [];
+  let settling: Promise<void> | null = null;
+
+  function settle(run: FinishedRun): Promise<void> {
+    unsettled.push(run);
+    settling ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      const batch = unsettled;
+      unsettled = [];
+      settling = null;
+      return settleBatch(batch);
+    });
+    return settling;
+  }
+
+  async function settleBatch(batch: FinishedRun[]): Promise<void> {
+    try {
+      await ctx.db.transaction().execute(async (trx) => {
+        const done: number[] = [];
+        for (const { job, outcome } of batch) {
+          await outcome?.record?.(trx);
+          if (outcome?.runAgainAt === undefined) done.push(job.id);
+          else await rescheduleJob(trx, job.id, outcome.runAgainAt.toISOString(), payloadText(outcome));
+        }
+        await deleteJobs(trx, done);
+      });
+    } catch (error) {
+      // One run's bad write (a log entry for a webhook deleted meanwhile) must not undo the others'.
+      const [only] = batch;
+      if (batch.length === 1 && only) return failed(only.job, error);
+      for (const run of batch) await settleBatch([run]);
     }
   }
 

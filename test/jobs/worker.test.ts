@@ -118,3 +118,36 @@ test('a started worker runs jobs as they are queued, and recurring jobs exist on
   assert.equal(recurringRuns, 1);
   assert.equal(await countJobs(h.ctx.db, 'tidy'), 1);
 });
+
+test("runs are settled together, and one run's failing write does not undo the others'", async (t) => {
+  const h = await buildHarness(t);
+  await queued(h, 'write', [{ name: 'good' }, { name: 'bad' }, { name: 'also good' }]);
+  const errors: unknown[] = [];
+  const worker = createWorker(h.ctx, {
+    handlers: {
+      write: async (job) => ({
+        record: async (trx) => {
+          const { name } = job.payload as { name: string };
+          if (name === 'bad') throw new Error('this write fails');
+          await trx.insertInto('service_marks').values({ name, at: h.clock.now().toISOString() }).execute();
+        },
+      }),
+    },
+    leaseMs: LEASE_MS,
+    onError: (error) => errors.push(error),
+  });
+  await worker.drain();
+  const marks = await h.ctx.db
+    .selectFrom('service_marks')
+    .select('name')
+    .where('name', 'like', '%good')
+    .execute();
+  assert.deepEqual(marks.map((mark) => mark.name).sort(), ['also good', 'good']);
+  assert.equal(errors.length, 1);
+  const left = await h.ctx.db
+    .selectFrom('jobs')
+    .select(['payload', 'attempts'])
+    .where('kind', '=', 'write')
+    .execute();
+  assert.deepEqual(left, [{ payload: '{"name":"bad"}', attempts: 1 }]);
+});

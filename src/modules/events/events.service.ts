@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import { fanOut } from '../webhooks/webhooks.fanout.ts';
+import { queueDeliveries, subscribersOf } from '../webhooks/webhooks.fanout.ts';
 import { EVENT_NAMES, type EventKind, isEventKind } from './events.catalog.ts';
 import {
   deleteEventsBefore,
@@ -38,6 +38,8 @@ export async function publish(
   options: { toSubscribers?: boolean } = {},
 ): Promise<EventView> {
   const body = workspace.sandbox ? { ...data, sandbox: true } : data;
+  // Read before taking the lock, which is then held for as few statements as possible.
+  const subscribers = options.toSubscribers === false ? [] : await subscribersOf(trx, workspace, event);
   await lockEventSequence(trx);
   const row = await insertEvent(trx, {
     label_id: workspace.id,
@@ -45,7 +47,7 @@ export async function publish(
     data: JSON.stringify(body),
     created_at: at,
   });
-  if (options.toSubscribers !== false) await fanOut(trx, workspace, row, new Date(at));
+  await queueDeliveries(trx, subscribers, row.id, new Date(at));
   return presentEvent(row);
 }
 

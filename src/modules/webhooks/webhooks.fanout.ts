@@ -39,27 +39,23 @@ export async function queueDelivery(
   return job.delivery_id;
 }
 
-/**
- * Queues the event's deliveries, in the transaction that publishes it, to every active webhook of
- * the label that subscribes to it. A sandbox's events go to its label's webhooks.
- */
-export async function fanOut(
+/** The active webhooks of the workspace's label that subscribe to the event. A sandbox shares its label's. */
+export async function subscribersOf(trx: Db, workspace: Workspace, event: string): Promise<number[]> {
+  const webhooks = await activeWebhooksOfLabel(trx, workspace.labelId);
+  return webhooks.filter((webhook) => subscribedEvents(webhook).includes(event)).map((webhook) => webhook.id);
+}
+
+/** Queues an event's deliveries, one per webhook, in the transaction that publishes it. */
+export async function queueDeliveries(
   trx: Db,
-  workspace: Workspace,
-  event: { id: number; event: string },
+  webhookIds: readonly number[],
+  eventId: number,
   at: Date,
 ): Promise<void> {
-  const webhooks = await activeWebhooksOfLabel(trx, workspace.labelId);
-  const jobs = webhooks
-    .filter((webhook) => subscribedEvents(webhook).includes(event.event))
-    .map((webhook) => ({
-      kind: DELIVERY_JOB,
-      payload: {
-        delivery_id: randomUUID(),
-        webhook_id: webhook.id,
-        event_id: event.id,
-      } satisfies DeliveryJob,
-      runAt: at,
-    }));
+  const jobs = webhookIds.map((webhookId) => ({
+    kind: DELIVERY_JOB,
+    payload: { delivery_id: randomUUID(), webhook_id: webhookId, event_id: eventId } satisfies DeliveryJob,
+    runAt: at,
+  }));
   await enqueue(trx, jobs, at);
 }

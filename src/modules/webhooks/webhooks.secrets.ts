@@ -25,12 +25,27 @@ export function encryptSecret(config: Config, secret: string): string {
   return seal(encryptionKey(config), secret);
 }
 
+/** Secrets by their ciphertext: a delivery needs one each time, and a rotation changes the ciphertext. */
+const decryptedByConfig = new WeakMap<Config, Map<string, string>>();
+const DECRYPTED_KEPT = 1000;
+
 export function decryptSecret(config: Config, stored: string): string {
+  let decrypted = decryptedByConfig.get(config);
+  if (!decrypted) {
+    decrypted = new Map();
+    decryptedByConfig.set(config, decrypted);
+  }
+  const known = decrypted.get(stored);
+  if (known !== undefined) return known;
+  let secret: string;
   try {
-    return unseal(encryptionKey(config), stored);
+    secret = unseal(encryptionKey(config), stored);
   } catch {
     throw new Error(
       'A webhook secret cannot be decrypted: LABELDESK_SECRET (or the data dir master.key) differs from the one that encrypted it',
     );
   }
+  if (decrypted.size >= DECRYPTED_KEPT) decrypted.clear();
+  decrypted.set(stored, secret);
+  return secret;
 }

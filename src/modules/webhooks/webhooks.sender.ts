@@ -95,14 +95,28 @@ export function createWebhookSender(
     });
   }
 
+  // The checks that need no DNS depend on the address text alone and the policy, fixed for the
+  // sender's life, so each address is judged once; name resolution is checked per connection.
+  const shapes = new Map<string, URL | string>();
+  const SHAPES_KEPT = 1000;
+  function shapeOf(url: string): URL | string {
+    let shape = shapes.get(url);
+    if (shape === undefined) {
+      try {
+        shape = checkUrlShape(url, policy);
+      } catch (error) {
+        shape = failureReason(error);
+      }
+      if (shapes.size >= SHAPES_KEPT) shapes.clear();
+      shapes.set(url, shape);
+    }
+    return shape;
+  }
+
   return {
     async send(url, headers, body) {
-      let target: URL;
-      try {
-        target = checkUrlShape(url, policy);
-      } catch (error) {
-        return { status: null, ok: false, durationMs: 0, error: failureReason(error) };
-      }
+      const target = shapeOf(url);
+      if (typeof target === 'string') return { status: null, ok: false, durationMs: 0, error: target };
       return post(
         target,
         { 'content-type': 'application/json', 'user-agent': `Labeldesk-Webhooks/${API_VERSION}`, ...headers },

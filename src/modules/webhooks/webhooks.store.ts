@@ -37,9 +37,34 @@ export async function findWebhook(db: Db, labelId: number, id: number): Promise<
     .executeTakeFirst();
 }
 
-/** A webhook by id alone: for the delivery worker, which acts for every label. */
-export async function webhookById(db: Db, id: number): Promise<WebhookRow | undefined> {
-  return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+export interface DeliveryTarget {
+  url: string;
+  secret: string;
+  active: number;
+  event: string;
+  data: string;
+  event_created_at: string;
+}
+
+/** What one delivery needs, in one query: nothing when the webhook or the event is gone. */
+export async function deliveryTarget(
+  db: Db,
+  webhookId: number,
+  eventId: number,
+): Promise<DeliveryTarget | undefined> {
+  return db
+    .selectFrom(['webhooks', 'events'])
+    .select([
+      'webhooks.url',
+      'webhooks.secret',
+      'webhooks.active',
+      'events.event',
+      'events.data',
+      'events.created_at as event_created_at',
+    ])
+    .where('webhooks.id', '=', webhookId)
+    .where('events.id', '=', eventId)
+    .executeTakeFirst();
 }
 
 export async function insertWebhook(db: Db, row: Insertable<WebhooksTable>): Promise<WebhookRow> {
