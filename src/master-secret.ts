@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from './config.ts';
+import { type Config, ConfigError } from './config.ts';
 
 /**
  * LABELDESK_SECRET, or a secret generated once into the data dir. Instances that share one
@@ -11,7 +11,7 @@ export function masterSecret(config: Pick<Config, 'secret' | 'dataDir'>): string
   if (config.secret !== null) return config.secret;
   const file = join(config.dataDir, 'master.key');
   try {
-    return readFileSync(file, 'utf8').trim();
+    return checked(file, readFileSync(file, 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -27,5 +27,12 @@ export function masterSecret(config: Pick<Config, 'secret' | 'dataDir'>): string
   } finally {
     unlinkSync(draft);
   }
-  return readFileSync(file, 'utf8').trim();
+  return checked(file, readFileSync(file, 'utf8'));
+}
+
+/** A damaged file must stop the server, not become a weak key. */
+function checked(file: string, text: string): string {
+  const secret = text.trim();
+  if (secret.length < 32) throw new ConfigError(`${file}: expected a master key of at least 32 characters`);
+  return secret;
 }

@@ -193,6 +193,25 @@ test('serve killed with SIGKILL mid-delivery: after a restart every committed ev
     deliveredEvents.sort((a, b) => a - b),
     queued.map((q) => q.event_id).sort((a, b) => a - b),
   );
+  // And acknowledged: every delivery has a 2xx answer on record, which the requests left hanging by
+  // the kill could only get by being sent again after the restart.
+  const acknowledged = await selectRows<{ delivery_id: string }>(
+    install,
+    'select delivery_id from webhook_attempts where ok = 1',
+  );
+  const acknowledgedIds = new Set(acknowledged.map((row) => row.delivery_id));
+  assert.deepEqual(
+    [...eventOfDelivery.keys()].filter((id) => !acknowledgedIds.has(id)),
+    [],
+    'every delivery answered 2xx and logged',
+  );
+  const heldAtKill = receiver.received.slice(ANSWERED_BEFORE_KILL, receivedBeforeKill).map(deliveryIdOf);
+  const sentAfterRestart = new Set(receiver.received.slice(receivedBeforeKill).map(deliveryIdOf));
+  assert.deepEqual(
+    heldAtKill.filter((id) => !sentAfterRestart.has(id)),
+    [],
+    'the deliveries in flight at the kill were sent again',
+  );
   t.diagnostic(
     `at the kill (${killedAfterMs} ms after the first held delivery arrived): ` +
       `${receivedBeforeKill} requests received, ${ANSWERED_BEFORE_KILL} answered, ` +

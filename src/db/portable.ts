@@ -1,7 +1,20 @@
-import { type CreateTableBuilder, type Kysely, sql } from 'kysely';
+import { type CreateTableBuilder, type Kysely, PostgresAdapter, sql } from 'kysely';
 
 /** The only place that knows SQLite from PostgreSQL. */
 export type Dialect = 'sqlite' | 'postgres';
+
+/** The engine behind a connection or transaction, for code that is handed only the transaction. */
+export function dialectOf<DB>(db: Kysely<DB>): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/**
+ * Takes the lock a foreign key to these rows takes, up front (PostgreSQL's FOR KEY SHARE), so that
+ * locks are taken in one order everywhere; SQLite has one writer at a time and needs none.
+ */
+export function forKeyShare<Q extends { forKeyShare(): Q }>(query: Q, dialect: Dialect): Q {
+  return dialect === 'postgres' ? query.forKeyShare() : query;
+}
 
 /** An auto-incrementing integer primary key named `id`. */
 export function withIdColumn<T extends string>(

@@ -5,6 +5,8 @@ import fp from 'fastify-plugin';
 import { isoNow } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { errors } from '../errors.ts';
+import { deriveKey, seal, unseal } from '../lib/secret-box.ts';
+import { masterSecret } from '../master-secret.ts';
 import {
   claimIdempotencyKey,
   deleteIdempotencyRow,
@@ -48,14 +50,16 @@ function streamedBodyMark(request: FastifyRequest): string {
   return `stream ${mediaType} ${headers['content-length'] ?? 'chunked'}`;
 }
 
-function replay(reply: FastifyReply, row: IdempotencyRow): FastifyReply {
+function replay(reply: FastifyReply, row: IdempotencyRow, body: string): FastifyReply {
   const headers: Record<string, string> = row.headers ? JSON.parse(row.headers) : {};
   return reply
     .code(row.status_code ?? 200)
     .headers(headers)
     .header('idempotent-replayed', 'true')
-    .send(row.body ?? '');
+    .send(body);
 }
+
+const holdsSecret = (request: FastifyRequest) => request.routeOptions.config.secretInResponse === true;
 
 function isStale(row: IdempotencyRow, nowMs: number): boolean {
   const age = nowMs - Date.parse(row.created_at);
@@ -68,8 +72,18 @@ function isStale(row: IdempotencyRow, nowMs: number): boolean {
  */
 export const idempotencyPlugin = fp(
   async (app: FastifyInstance, opts: { ctx: AppContext }) => {
-    const { db, clock } = opts.ctx;
+    const { db, clock, config } = opts.ctx;
     app.decorateRequest('idempotency', null);
+    // Responses that show a secret (a new webhook's) are stored sealed, as the secret itself is.
+    let sealKey: Buffer | null = null;
+    const responseKey = () => {
+      sealKey ??= deriveKey(masterSecret(config), 'idempotent responses');
+      return sealKey;
+    };
+    const storedBody = (request: FastifyRequest, body: string) =>
+      holdsSecret(request) ? seal(responseKey(), body) : body;
+    const replayedBody = (request: FastifyRequest, row: IdempotencyRow) =>
+      holdsSecret(request) && row.body !== null ? unseal(responseKey(), row.body) : (row.body ?? '');
 
     const claimOrReplay = async (request: FastifyRequest, reply: FastifyReply) => {
       const key = request.headers['idempotency-key'];
@@ -93,7 +107,7 @@ export const idempotencyPlugin = fp(
         }
         if (existing.request_hash !== hash) throw errors.idempotencyMismatch();
         if (existing.state === 'running') throw errors.idempotencyInProgress();
-        return replay(reply, existing);
+        return replay(reply, existing, replayedBody(request, existing));
       }
       throw errors.idempotencyInProgress();
     };
@@ -111,7 +125,11 @@ export const idempotencyPlugin = fp(
         const value = reply.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      await storeIdempotentResponse(db, id, { status: reply.statusCode, headers, body: payload });
+      await storeIdempotentResponse(db, id, {
+        status: reply.statusCode,
+        headers,
+        body: storedBody(request, payload),
+      });
       return payload;
     };
 

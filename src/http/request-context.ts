@@ -14,6 +14,8 @@ declare module 'fastify' {
     access?: RouteAccess;
     /** Per-address requests per minute for a public route (GET /status). */
     perAddressPerMinute?: number;
+    /** The response shows a secret: an idempotent replay keeps it only encrypted. */
+    secretInResponse?: true;
   }
   interface FastifyRequest {
     auth: RequestAuth | null;

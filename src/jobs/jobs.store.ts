@@ -51,20 +51,37 @@ export async function claimDueJobs(
     .execute();
 }
 
-export async function deleteJob(db: Db, id: number): Promise<void> {
-  await db.deleteFrom('jobs').where('id', '=', id).execute();
+/** A claimed job, named with the lease it was claimed under: a worker whose lease ran out and whose
+ * job another worker took in the meantime changes nothing. */
+export interface HeldJob {
+  id: number;
+  leaseUntil: string;
 }
 
-export async function deleteJobs(db: Db, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.deleteFrom('jobs').where('id', 'in', ids).execute();
+export async function deleteJobs(db: Db, jobs: readonly HeldJob[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await db
+    .deleteFrom('jobs')
+    .where((eb) =>
+      eb.or(jobs.map((job) => eb.and([eb('id', '=', job.id), eb('run_at', '=', job.leaseUntil)]))),
+    )
+    .execute();
 }
 
-export async function rescheduleJob(db: Db, id: number, runAt: string, payload?: string): Promise<void> {
+export async function rescheduleJob(
+  db: Db,
+  job: HeldJob,
+  change: { runAt: string; payload?: string; resetAttempts?: boolean },
+): Promise<void> {
   await db
     .updateTable('jobs')
-    .set({ run_at: runAt, ...(payload !== undefined && { payload }) })
-    .where('id', '=', id)
+    .set({
+      run_at: change.runAt,
+      ...(change.payload !== undefined && { payload: change.payload }),
+      ...(change.resetAttempts && { attempts: 0 }),
+    })
+    .where('id', '=', job.id)
+    .where('run_at', '=', job.leaseUntil)
     .execute();
 }
 

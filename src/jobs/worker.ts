@@ -1,20 +1,15 @@
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/database.ts';
-import {
-  claimDueJobs,
-  deleteJob,
-  deleteJobs,
-  insertJobOnce,
-  type JobRow,
-  rescheduleJob,
-} from './jobs.store.ts';
+import { claimDueJobs, deleteJobs, insertJobOnce, type JobRow, rescheduleJob } from './jobs.store.ts';
 
 export interface Job {
   readonly id: number;
   readonly kind: string;
   readonly payload: unknown;
-  /** 1 on the first run; counts every claim, including one whose worker died. */
+  /** Runs since the job last succeeded, this one included; a claim whose worker died counts. */
   readonly attempt: number;
+  /** When this claim's lease ends. */
+  readonly leaseUntil: string;
 }
 
 /** What a run leaves behind. Without `runAgainAt` the job is done and removed. */
@@ -68,7 +63,13 @@ function payloadText(outcome: JobOutcome): string | undefined {
 }
 
 function jobOf(row: JobRow): Job {
-  return { id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempt: row.attempts };
+  return {
+    id: row.id,
+    kind: row.kind,
+    payload: JSON.parse(row.payload),
+    attempt: row.attempts,
+    leaseUntil: row.run_at,
+  };
 }
 
 export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker {
@@ -76,6 +77,7 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   const idlePollMs = options.idlePollMs ?? 25;
   const onError = options.onError ?? (() => undefined);
   const handlers: Record<string, JobHandler> = { ...options.handlers };
+  const recurringKinds = new Set((options.recurring ?? []).map((recurring) => recurring.kind));
   for (const recurring of options.recurring ?? []) {
     handlers[recurring.kind] = async () => {
       await recurring.run();
@@ -140,11 +142,17 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   async function settleBatch(batch: FinishedRun[]): Promise<void> {
     try {
       await ctx.db.transaction().execute(async (trx) => {
-        const done: number[] = [];
+        const done: Job[] = [];
         for (const { job, outcome } of batch) {
           await outcome?.record?.(trx);
-          if (outcome?.runAgainAt === undefined) done.push(job.id);
-          else await rescheduleJob(trx, job.id, outcome.runAgainAt.toISOString(), payloadText(outcome));
+          if (outcome?.runAgainAt === undefined) done.push(job);
+          else {
+            await rescheduleJob(trx, job, {
+              runAt: outcome.runAgainAt.toISOString(),
+              payload: payloadText(outcome),
+              resetAttempts: true,
+            });
+          }
         }
         await deleteJobs(trx, done);
       });
@@ -156,10 +164,12 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     }
   }
 
+  /** Tries again later, waiting longer each time; gives up after a while, except on recurring jobs. */
   async function settleFailedJob(job: Job): Promise<void> {
-    if (job.attempt >= MAX_FAILED_RUNS) return deleteJob(ctx.db, job.id);
-    const waitMs = Math.min(1000 * 2 ** job.attempt, MAX_RETRY_WAIT_MS);
-    await rescheduleJob(ctx.db, job.id, new Date(ctx.clock.now().getTime() + waitMs).toISOString());
+    const recurring = recurringKinds.has(job.kind);
+    if (job.attempt >= MAX_FAILED_RUNS && !recurring) return deleteJobs(ctx.db, [job]);
+    const waitMs = Math.min(1000 * 2 ** Math.min(job.attempt, 30), MAX_RETRY_WAIT_MS);
+    await rescheduleJob(ctx.db, job, { runAt: new Date(ctx.clock.now().getTime() + waitMs).toISOString() });
   }
 
   function track(job: Job): void {
@@ -170,9 +180,13 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     running.add(run);
   }
 
+  /** Claims that failed in a row (the database is away): polls slow down, and the log with them. */
+  let failedClaims = 0;
+
   function pollLater(): void {
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => void pump(), idlePollMs);
+    const waitMs = failedClaims === 0 ? idlePollMs : Math.min(idlePollMs * 2 ** failedClaims, 30_000);
+    timer = setTimeout(() => void pump(), waitMs);
     timer.unref();
   }
 
@@ -187,11 +201,13 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     try {
       while (!stopped && running.size < concurrency) {
         const jobs = await claim(concurrency - running.size);
+        failedClaims = 0;
         for (const job of jobs) track(job);
         if (jobs.length === 0) break;
       }
     } catch (error) {
       onError(error, null);
+      failedClaims += 1;
     } finally {
       claiming = false;
     }

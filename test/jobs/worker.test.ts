@@ -39,7 +39,15 @@ test('a job taken by a worker that died is run again once its lease has passed',
   assert.equal(runs.length, 0, 'not while the lease holds');
   h.clock.advance(LEASE_MS);
   await worker.drain();
-  assert.deepEqual(runs, [{ id: claimed?.id, kind: 'note', payload: { text: 'hello' }, attempt: 2 }]);
+  assert.deepEqual(runs, [
+    {
+      id: claimed?.id,
+      kind: 'note',
+      payload: { text: 'hello' },
+      attempt: 2,
+      leaseUntil: new Date(now.getTime() + 2 * LEASE_MS).toISOString(),
+    },
+  ]);
   assert.equal(await countJobs(h.ctx.db, 'note'), 0);
 });
 
@@ -53,7 +61,9 @@ test('a handler asks to run again later; a failing handler is retried with growi
     handlers: {
       later: async (job) => {
         attempts.later?.push(job.attempt);
-        return job.attempt < 2 ? { runAgainAt: new Date(h.clock.now().getTime() + 60_000) } : undefined;
+        const { runs = 0 } = job.payload as { runs?: number };
+        if (runs > 0) return undefined;
+        return { runAgainAt: new Date(h.clock.now().getTime() + 60_000), payload: { runs: runs + 1 } };
       },
       broken: async (job) => {
         attempts.broken?.push(job.attempt);
@@ -67,7 +77,7 @@ test('a handler asks to run again later; a failing handler is retried with growi
     await worker.drain();
     h.clock.advance(3_600_000);
   }
-  assert.deepEqual(attempts.later, [1, 2]);
+  assert.deepEqual(attempts.later, [1, 1], 'a run that succeeds starts the count again');
   assert.deepEqual(attempts.broken, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   assert.equal(errors.length, 10);
   assert.equal(await countJobs(h.ctx.db, 'broken'), 0);
@@ -150,4 +160,70 @@ test("runs are settled together, and one run's failing write does not undo the o
     .where('kind', '=', 'write')
     .execute();
   assert.deepEqual(left, [{ payload: '{"name":"bad"}', attempts: 1 }]);
+});
+
+test('a recurring job is never dropped however often it fails', async (t) => {
+  const h = await buildHarness(t);
+  let runs = 0;
+  const worker = createWorker(h.ctx, {
+    handlers: {},
+    recurring: [
+      {
+        kind: 'flaky',
+        everyMs: 3_600_000,
+        run: async () => {
+          runs += 1;
+          throw new Error('not today');
+        },
+      },
+    ],
+    leaseMs: LEASE_MS,
+    onError: () => undefined,
+  });
+  for (let i = 0; i < 15; i += 1) {
+    await worker.drain();
+    h.clock.advance(3_600_000);
+  }
+  assert.equal(runs, 15);
+  assert.equal(await countJobs(h.ctx.db, 'flaky'), 1);
+});
+
+test('a worker whose lease ran out and whose job was taken over changes nothing when it finishes', async (t) => {
+  const h = await buildHarness(t);
+  await queued(h, 'slow', [{}]);
+  let release = () => {};
+  const finished = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const runs: number[] = [];
+  const stale = createWorker(h.ctx, {
+    handlers: {
+      slow: async (job) => {
+        runs.push(job.attempt);
+        await finished;
+        return undefined;
+      },
+    },
+    leaseMs: LEASE_MS,
+  });
+  const staleRun = stale.drain();
+  while (runs.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  h.clock.advance(LEASE_MS);
+  const now = h.clock.now();
+  const [takenOver] = await claimDueJobs(
+    h.ctx.db,
+    h.ctx.dialect,
+    now.toISOString(),
+    new Date(now.getTime() + LEASE_MS).toISOString(),
+    10,
+  );
+  assert.equal(takenOver?.attempts, 2);
+  release();
+  await staleRun;
+  const left = await h.ctx.db
+    .selectFrom('jobs')
+    .select(['id', 'run_at'])
+    .where('kind', '=', 'slow')
+    .execute();
+  assert.deepEqual(left, [{ id: takenOver?.id, run_at: takenOver?.run_at }], 'the new holder keeps the job');
 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { Workspace } from '../../src/db/scope.ts';
 import type { EventKind } from '../../src/modules/events/events.catalog.ts';
 import { pruneExpiredEvents, publish } from '../../src/modules/events/events.service.ts';
+import { lockLabel } from '../../src/modules/labels/labels.store.ts';
 import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
 
 const NOW = '2026-03-02T10:00:00.000Z';
@@ -151,4 +152,29 @@ test('events older than 90 days are pruned', async (t) => {
     (json(await call(h, 'GET', '/api/v1/events', { key })) as { events: unknown[] }).events,
     [],
   );
+});
+
+test('a transaction holding the label row publishes while another publishes for the label: no deadlock', async (t) => {
+  const h = await buildHarness(t);
+  const { label } = await givenCaller(h);
+  const workspace = live(label.id);
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked = false;
+  const holder = h.ctx.db.transaction().execute(async (trx) => {
+    await lockLabel(trx, h.ctx.dialect, label.id);
+    locked = true;
+    await held;
+    return publish(trx, workspace, 'webhook.test', { message: 'holder' }, NOW);
+  });
+  while (!locked) await new Promise((resolve) => setTimeout(resolve, 5));
+  const other = h.ctx.db
+    .transaction()
+    .execute((trx) => publish(trx, workspace, 'webhook.test', { message: 'other' }, NOW));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  release();
+  const [first, second] = await Promise.all([holder, other]);
+  assert.ok(first.id < second.id, 'the holder, which took the label first, publishes first');
 });

@@ -170,7 +170,7 @@ test('addressPolicy takes the own hosts from BASE_URL and SHORT_LINK_BASE', () =
 test('localhost is refused because it resolves to loopback (real resolver)', async () => {
   await refusedWith(
     assertDeliverableUrl('https://localhost:9/', policy, systemResolver),
-    /^localhost resolves to (127\.0\.0\.1, a loopback address|::1, a loopback address)$/,
+    'localhost resolves to a loopback address',
   );
 });
 
@@ -178,12 +178,12 @@ test('a name is refused when any one of its addresses is refused', async () => {
   const resolve = fakeResolver({ 'mixed.example': ['93.184.215.14', '10.0.0.1'] });
   await refusedWith(
     assertDeliverableUrl('https://mixed.example/', policy, resolve),
-    'mixed.example resolves to 10.0.0.1, a private address',
+    'mixed.example resolves to a private address',
   );
   const mapped = fakeResolver({ 'sneaky.example': ['::ffff:7f00:1'] });
   await refusedWith(
     assertDeliverableUrl('https://sneaky.example/', policy, mapped),
-    'sneaky.example resolves to ::ffff:7f00:1, an IPv4-mapped form of 127.0.0.1 (loopback)',
+    'sneaky.example resolves to an IPv4-mapped form of 127.0.0.1 (loopback)',
   );
 });
 
@@ -236,7 +236,7 @@ test('guardedLookup makes the connection fail with AddressRefused for a refused 
     const resolve = fakeResolver({ 'receiver.test': ['127.0.0.1'] });
     await refusedWith(
       connectThrough(port, guardedLookup(policy, resolve), autoSelectFamily),
-      'receiver.test resolves to 127.0.0.1, a loopback address',
+      'receiver.test resolves to a loopback address',
     );
     assert.deepEqual(resolve.calls, ['receiver.test']);
   }

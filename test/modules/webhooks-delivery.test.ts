@@ -378,7 +378,7 @@ test('the address is checked again at delivery: a name that now resolves to a re
   const [attempt] = (await deliveryLog(h, key, webhook.id)).body.deliveries;
   assert.equal(attempt?.ok, false);
   assert.equal(attempt?.status, null);
-  assert.match(String(attempt?.error), /127\.0\.0\.2/);
+  assert.equal(attempt?.error, 'receiver.test resolves to a loopback address');
 
   answers.set('receiver.test', '127.0.0.1');
   h.clock.advance(30_000);
@@ -489,4 +489,43 @@ test('a delivery taken over from a server that died keeps its three attempts', a
     body.deliveries.map((d) => d.attempt),
     [3, 2, 1],
   );
+});
+
+test('a success in between starts the count of failures again', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`);
+  const { worker } = givenWorker(t, h, receiver);
+  const sendTests = async (count: number, status: number) => {
+    receiver.answerWith(() => ({ status }));
+    for (let i = 0; i < count; i += 1) await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key });
+    await worker.drain();
+  };
+  await sendTests(19, 500);
+  await sendTests(1, 200);
+  await sendTests(19, 500);
+  const [state] = (
+    json(await call(h, 'GET', '/api/v1/webhooks', { key })) as { webhooks: Array<Record<string, unknown>> }
+  ).webhooks;
+  assert.deepEqual([state?.active, state?.consecutive_failures], [true, 19]);
+});
+
+test('redeliver to a disabled webhook is 409', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { label, key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`, ['release.live']);
+  const eventId = await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
+  await call(h, 'PATCH', `/api/v1/webhooks/${webhook.id}`, { key, payload: { active: false } });
+  const response = await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/redeliver`, {
+    key,
+    payload: { event_id: eventId },
+  });
+  assert.equal(response.statusCode, 409);
+  assert.deepEqual(json(response), {
+    error: 'This webhook is disabled; re-enable it with PATCH {"active": true} first',
+    code: 'conflict',
+    webhook_id: webhook.id,
+  });
 });

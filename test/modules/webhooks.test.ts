@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EVENT_KINDS } from '../../src/modules/events/events.catalog.ts';
+import { updateLabel } from '../../src/modules/labels/labels.service.ts';
 import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
-import { type CreatedWebhook, givenWebhook } from '../helpers/webhooks.ts';
+import { type CreatedWebhook, givenWebhook, liveWorkspace, publishEvent } from '../helpers/webhooks.ts';
 
 /** A public address (TEST-NET addresses are refused as reserved, so tests name a real one). */
 const PUBLIC_ADDRESS = '93.184.215.14';
@@ -181,7 +182,7 @@ test('refused addresses at creation and on PATCH: 400 invalid on url with the re
     ['https://[fd00:ec2::254]/x', 'fd00:ec2::254 is a cloud metadata address'],
     ['https://metadata.google.internal/x', 'metadata.google.internal is a cloud metadata host'],
     ['https://api.labeldesk.test/x', "api.labeldesk.test is this service's own host"],
-    ['https://rebound.example.com/x', 'rebound.example.com resolves to 127.0.0.1, a loopback address'],
+    ['https://rebound.example.com/x', 'rebound.example.com resolves to a loopback address'],
     ['https://nowhere.example.com/x', 'nowhere.example.com does not resolve'],
   ];
   for (const [url, reason] of refused) {
@@ -221,7 +222,7 @@ test('a host name that really resolves to 127.0.0.1 (localhost, through the syst
   assert.equal(body.field, 'url');
   assert.match(
     body.error,
-    /^This address cannot receive webhooks: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/,
+    /^This address cannot receive webhooks: localhost resolves to a loopback address$/,
   );
 });
 
@@ -333,4 +334,43 @@ test('rotate-secret returns a new secret; the test and redeliver of a disabled w
     code: 'conflict',
     webhook_id: webhook.id,
   });
+});
+
+test('an Idempotency-Key replays the creation with its secret, which is stored only encrypted', async (t) => {
+  const h = await harness(t);
+  const { key } = await givenCaller(h);
+  const send = () =>
+    call(h, 'POST', '/api/v1/webhooks', {
+      key,
+      headers: { 'idempotency-key': 'hook-1' },
+      payload: { url: HOOK_URL, events: ['release.live'] },
+    });
+  const first = await send();
+  const again = await send();
+  assert.equal(first.statusCode, 201);
+  assert.equal(again.statusCode, 201);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.equal(again.body, first.body);
+  const { secret } = (json(first) as { webhook: { secret: string } }).webhook;
+  const stored = await h.ctx.db.selectFrom('idempotency_keys').select('body').executeTakeFirstOrThrow();
+  assert.ok(stored.body !== null && !stored.body.includes(secret.slice(6)));
+  assert.equal(
+    (json(await call(h, 'GET', '/api/v1/webhooks', { key })) as { webhooks: unknown[] }).webhooks.length,
+    1,
+  );
+});
+
+test('after a move to Start no deliveries are queued for the label', async (t) => {
+  const h = await harness(t);
+  const { label, key } = await givenCaller(h);
+  await givenWebhook(h, key, HOOK_URL, ['release.live']);
+  await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
+  await updateLabel(h.ctx, label.id, { plan: 'start' });
+  await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '4006381333931' });
+  const jobs = await h.ctx.db
+    .selectFrom('jobs')
+    .select('payload')
+    .where('kind', '=', 'webhook.delivery')
+    .execute();
+  assert.equal(jobs.length, 1);
 });

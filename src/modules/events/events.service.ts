@@ -40,7 +40,7 @@ export async function publish(
   const body = workspace.sandbox ? { ...data, sandbox: true } : data;
   // Read before taking the lock, which is then held for as few statements as possible.
   const subscribers = options.toSubscribers === false ? [] : await subscribersOf(trx, workspace, event);
-  await lockEventSequence(trx);
+  await lockEventSequence(trx, workspace.id);
   const row = await insertEvent(trx, {
     label_id: workspace.id,
     event,

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { dialectOf, forKeyShare } from '../../db/portable.ts';
 import type { EventsTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 
@@ -10,7 +11,13 @@ export type EventRow = Selectable<EventsTable>;
  * otherwise take ids 7 and 8 and commit 8 first: a feed reader at `after=8` would never see 7.
  * Publishers therefore take ids one transaction at a time (SQLite already has one writer at a time).
  */
-export async function lockEventSequence(db: Db): Promise<void> {
+export async function lockEventSequence(db: Db, workspaceId: number): Promise<void> {
+  // The event row's foreign key would lock the label row after the sequence; a transaction that
+  // holds the label row (lockLabel) and then publishes would wait on us as we wait on it.
+  await forKeyShare(
+    db.selectFrom('labels').select('id').where('id', '=', workspaceId),
+    dialectOf(db),
+  ).execute();
   await db
     .updateTable('service_marks')
     .set((eb) => ({ at: eb.ref('at') }))

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { enqueue } from '../../jobs/queue.ts';
+import { findLabel } from '../labels/labels.store.ts';
+import { termsOf } from '../plans/plans.service.ts';
 import { activeWebhooksOfLabel, type WebhookRow } from './webhooks.store.ts';
 
 export const DELIVERY_JOB = 'webhook.delivery';
@@ -39,8 +41,13 @@ export async function queueDelivery(
   return job.delivery_id;
 }
 
-/** The active webhooks of the workspace's label that subscribe to the event. A sandbox shares its label's. */
+/**
+ * The active webhooks of the workspace's label that subscribe to the event; none while the label's
+ * plan has no webhooks (after a move to Start). A sandbox shares its label's.
+ */
 export async function subscribersOf(trx: Db, workspace: Workspace, event: string): Promise<number[]> {
+  const label = await findLabel(trx, workspace.labelId);
+  if (!label || !termsOf(label).plan.features.webhooks) return [];
   const webhooks = await activeWebhooksOfLabel(trx, workspace.labelId);
   return webhooks.filter((webhook) => subscribedEvents(webhook).includes(event)).map((webhook) => webhook.id);
 }

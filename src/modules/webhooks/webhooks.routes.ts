@@ -62,7 +62,7 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks',
       {
-        config: { access: 'webhooks:manage' },
+        config: { access: 'webhooks:manage', secretInResponse: true },
         schema: {
           tags: ['webhooks'],
           operationId: 'createWebhook',
@@ -166,7 +166,7 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks/:id/rotate-secret',
       {
-        config: { access: 'webhooks:manage' },
+        config: { access: 'webhooks:manage', secretInResponse: true },
         schema: {
           tags: ['webhooks'],
           operationId: 'rotateWebhookSecret',
@@ -193,7 +193,12 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         reply.code(202);
-        return redeliver(ctx, authOf(request), request.params.id, request.body.event_id);
+        return redeliver(
+          ctx,
+          authOf(request),
+          request.params.id,
+          validated(RedeliverBody, request.body).event_id,
+        );
       },
     );
   };

@@ -33,7 +33,9 @@ function failureReason(error: unknown): string {
 function outcomeOf(status: number, location: string | undefined): Pick<AttemptResult, 'ok' | 'error'> {
   if (status >= 200 && status < 300) return { ok: true, error: null };
   if (status >= 300 && status < 400) {
-    return { ok: false, error: `redirect${location ? ` to ${location}` : ''} not followed` };
+    // The receiver chooses the Location; the log keeps a bounded part of it.
+    const target = location ? ` to ${location.slice(0, 200)}` : '';
+    return { ok: false, error: `redirect${target} not followed` };
   }
   return { ok: false, error: `the receiver answered ${status}` };
 }
