@@ -37,6 +37,8 @@ import {
   seedCatalog,
   seedEvents,
 } from './catalog-seed.ts';
+import { formatGrid, percentile } from './report.ts';
+import { positiveInteger } from './settings.ts';
 
 /** The goal: each of these answers within this many milliseconds of server time (at p99). */
 const GOAL_MS = 20;
@@ -52,15 +54,6 @@ interface Settings {
   requests: number;
   uploadBytes: number;
   postgresUrl: string | null;
-}
-
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`${name} must be a positive integer (got "${raw}")`);
-  return value;
 }
 
 function readSettings(): Settings {
@@ -236,10 +229,6 @@ async function timeScenario(
   return { scenario, ms, found };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
-
 function row(timing: Timing): string[] {
   const sorted = [...timing.ms].sort((a, b) => a - b);
   const p99 = percentile(sorted, 99);
@@ -255,17 +244,6 @@ function row(timing: Timing): string[] {
   ];
 }
 
-function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...rows.map((cells) => (cells[i] ?? '').length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-      .join('  ');
-  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
-}
-
 function latencyReport(timings: readonly Timing[], settings: Settings, dialect: string): string {
   const header = ['scenario', 'p50 ms', 'p99 ms', 'max ms', 'found', 'p99 goal ms'];
   const missed = timings
@@ -276,7 +254,7 @@ function latencyReport(timings: readonly Timing[], settings: Settings, dialect: 
     `${settings.size.releases} releases, ${settings.size.releases * settings.size.tracksPerRelease} tracks, ${settings.size.artists} artists in one label on ${dialect}; ${settings.requests} requests per row, one at a time`,
     '(found: X-Total-Count, or releases/artists/tracks found by a search)',
     '',
-    formatTable(header, timings.map(row)),
+    formatGrid(header, timings.map(row)),
     '',
     `Goal: every goal row answers within its goal at p99 (${GOAL_MS} ms for the catalog, ${EVENTS_GOAL_MS} ms for the event feed): ${verdict}`,
   ].join('\n');
@@ -296,7 +274,7 @@ function memoryReport(results: readonly MemoryResult[]): string {
   const verdict =
     growth === null ? 'not measured' : growth / 1024 < UPLOAD_GOAL_MB ? 'holds' : 'DOES NOT hold';
   return [
-    formatTable(['transfer (server process)', 'status', 'MB', 's', 'peak RSS growth MB'], rows),
+    formatGrid(['transfer (server process)', 'status', 'MB', 's', 'peak RSS growth MB'], rows),
     '',
     `Goal: the server grows by less than ${UPLOAD_GOAL_MB} MB while taking the upload: ${verdict}`,
   ].join('\n');

@@ -36,18 +36,21 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Runs a Node script with both output streams appended to `logFile`, so a chatty child never blocks on a pipe. */
+/**
+ * Runs a Node script with both output streams appended to `logFile`, so a chatty child never blocks
+ * on a pipe. With `ipc`, the child also gets a message channel (`process.send` on its side).
+ */
 export function startNodeChild(
   name: string,
   args: readonly string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string },
+  options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; ipc?: boolean },
 ): Child {
   const fd = openSync(options.logFile, 'a');
   try {
     const child = spawn(process.execPath, args, {
       cwd: options.cwd,
       env: options.env,
-      stdio: ['ignore', fd, fd],
+      stdio: options.ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
     });
     return { name, process: child, logFile: options.logFile };
   } finally {
@@ -60,7 +63,7 @@ function hasExited(child: Child): boolean {
   return child.process.exitCode !== null || child.process.signalCode !== null;
 }
 
-function logTail(logFile: string, lines = 20): string {
+export function logTail(logFile: string, lines = 20): string {
   try {
     return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
   } catch {

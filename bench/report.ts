@@ -47,11 +47,21 @@ function roundRatios(measured: Measured, baseline: Measured): number[] {
   });
 }
 
-function formatRow(cells: readonly string[], widths: readonly number[]): string {
-  // The scenario name reads best left-aligned, the numbers right-aligned.
-  return cells
-    .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-    .join('  ');
+/** The value at or below which `p` per cent of the sorted values lie (nearest rank). */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+/** A plain-text table: the first column (the scenario) left-aligned, the numbers right-aligned. */
+export function formatGrid(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((cells) => (cells[i] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ');
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
 export function formatTable(measured: readonly Measured[], baseline: Measured): string {
@@ -78,11 +88,7 @@ export function formatTable(measured: readonly Measured[], baseline: Measured): 
       String(sum(m.rounds.map(({ result }) => result.errors))),
     ];
   });
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)),
-  );
-  const rule = widths.map((width) => '-'.repeat(width)).join('  ');
-  return [formatRow(header, widths), rule, ...rows.map((row) => formatRow(row, widths))].join('\n');
+  return formatGrid(header, rows);
 }
 
 /** One line per scenario that had a non-2xx answer or a connection error; empty when the run is clean. */

@@ -17,6 +17,7 @@ import {
 } from './children.ts';
 import { labeldeskEnv, non2xxLogLines, prepareDataDir, REPO_ROOT } from './labeldesk.ts';
 import { failuresOf, formatMegabytes, formatTable, goalLine, type Measured, type Round } from './report.ts';
+import { positiveNumber } from './settings.ts';
 
 interface Settings {
   /** Measured seconds per scenario and round. */
@@ -40,15 +41,6 @@ interface Scenario {
   headers: Record<string, string>;
   /** Headers that must differ on every request, such as the client address for per-address limits. */
   perRequestHeaders?: () => Record<string, string>;
-}
-
-function positiveNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new Error(`${name} must be a positive number (got "${raw}")`);
-  return value;
 }
 
 function readSettings(): Settings {

@@ -10,10 +10,11 @@ export function dialectOf<DB>(db: Kysely<DB>): Dialect {
 
 /**
  * Takes the lock a foreign key to these rows takes, up front (PostgreSQL's FOR KEY SHARE), so that
- * locks are taken in one order everywhere; SQLite has one writer at a time and needs none.
+ * locks are taken in one order everywhere. SQLite has one writer at a time and needs none: there is
+ * no query to run (null).
  */
-export function forKeyShare<Q extends { forKeyShare(): Q }>(query: Q, dialect: Dialect): Q {
-  return dialect === 'postgres' ? query.forKeyShare() : query;
+export function forKeyShare<Q extends { forKeyShare(): Q }>(query: Q, dialect: Dialect): Q | null {
+  return dialect === 'postgres' ? query.forKeyShare() : null;
 }
 
 /** An auto-incrementing integer primary key named `id`. */

@@ -17,7 +17,7 @@ export async function lockEventSequence(db: Db, workspaceId: number): Promise<vo
   await forKeyShare(
     db.selectFrom('labels').select('id').where('id', '=', workspaceId),
     dialectOf(db),
-  ).execute();
+  )?.execute();
   await db
     .updateTable('service_marks')
     .set((eb) => ({ at: eb.ref('at') }))

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import { findLabel } from '../labels/labels.store.ts';
-import { termsOf } from '../plans/plans.service.ts';
+import { isPlanKey, PLANS } from '../plans/plans.catalog.ts';
 import { activeWebhooksOfLabel, type WebhookRow } from './webhooks.store.ts';
 
 export const DELIVERY_JOB = 'webhook.delivery';
@@ -19,7 +18,7 @@ export interface DeliveryJob {
   redelivery?: true;
 }
 
-export function subscribedEvents(row: WebhookRow): string[] {
+export function subscribedEvents(row: Pick<WebhookRow, 'events'>): string[] {
   return JSON.parse(row.events) as string[];
 }
 
@@ -46,10 +45,11 @@ export async function queueDelivery(
  * plan has no webhooks (after a move to Start). A sandbox shares its label's.
  */
 export async function subscribersOf(trx: Db, workspace: Workspace, event: string): Promise<number[]> {
-  const label = await findLabel(trx, workspace.labelId);
-  if (!label || !termsOf(label).plan.features.webhooks) return [];
   const webhooks = await activeWebhooksOfLabel(trx, workspace.labelId);
-  return webhooks.filter((webhook) => subscribedEvents(webhook).includes(event)).map((webhook) => webhook.id);
+  return webhooks
+    .filter((webhook) => isPlanKey(webhook.plan) && PLANS[webhook.plan].features.webhooks)
+    .filter((webhook) => subscribedEvents(webhook).includes(event))
+    .map((webhook) => webhook.id);
 }
 
 /** Queues an event's deliveries, one per webhook, in the transaction that publishes it. */

@@ -19,12 +19,17 @@ export async function webhooksOfLabel(db: Db, labelId: number): Promise<WebhookR
   return db.selectFrom('webhooks').selectAll().where(ownedBy('webhooks', labelId)).orderBy('id').execute();
 }
 
-export async function activeWebhooksOfLabel(db: Db, labelId: number): Promise<WebhookRow[]> {
+/** The label's active webhooks with the label's plan key: one query, none at all without webhooks. */
+export async function activeWebhooksOfLabel(
+  db: Db,
+  labelId: number,
+): Promise<Array<Pick<WebhookRow, 'id' | 'events'> & { plan: string }>> {
   return db
     .selectFrom('webhooks')
-    .selectAll()
+    .innerJoin('labels', 'labels.id', 'webhooks.label_id')
+    .select(['webhooks.id', 'webhooks.events', 'labels.plan'])
     .where(ownedBy('webhooks', labelId))
-    .where('active', '=', 1)
+    .where('webhooks.active', '=', 1)
     .execute();
 }
 
