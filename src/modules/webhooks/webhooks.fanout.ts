@@ -22,24 +22,6 @@ export function subscribedEvents(row: Pick<WebhookRow, 'events'>): string[] {
   return JSON.parse(row.events) as string[];
 }
 
-/** Queues one delivery of an event to one webhook; returns its delivery id. */
-export async function queueDelivery(
-  trx: Db,
-  webhookId: number,
-  eventId: number,
-  at: Date,
-  options: { redelivery?: true } = {},
-): Promise<string> {
-  const job: DeliveryJob = {
-    delivery_id: randomUUID(),
-    webhook_id: webhookId,
-    event_id: eventId,
-    ...options,
-  };
-  await enqueue(trx, [{ kind: DELIVERY_JOB, payload: job, runAt: at }], at);
-  return job.delivery_id;
-}
-
 /**
  * The active webhooks of the workspace's label that subscribe to the event; none while the label's
  * plan has no webhooks (after a move to Start). A sandbox shares its label's.
@@ -52,6 +34,16 @@ export async function subscribersOf(trx: Db, workspace: Workspace, event: string
     .map((webhook) => webhook.id);
 }
 
+function deliveryJob(webhookId: number, eventId: number, at: Date, options: { redelivery?: true } = {}) {
+  const payload: DeliveryJob = {
+    delivery_id: randomUUID(),
+    webhook_id: webhookId,
+    event_id: eventId,
+    ...options,
+  };
+  return { kind: DELIVERY_JOB, payload, runAt: at };
+}
+
 /** Queues an event's deliveries, one per webhook, in the transaction that publishes it. */
 export async function queueDeliveries(
   trx: Db,
@@ -59,10 +51,22 @@ export async function queueDeliveries(
   eventId: number,
   at: Date,
 ): Promise<void> {
-  const jobs = webhookIds.map((webhookId) => ({
-    kind: DELIVERY_JOB,
-    payload: { delivery_id: randomUUID(), webhook_id: webhookId, event_id: eventId } satisfies DeliveryJob,
-    runAt: at,
-  }));
-  await enqueue(trx, jobs, at);
+  await enqueue(
+    trx,
+    webhookIds.map((webhookId) => deliveryJob(webhookId, eventId, at)),
+    at,
+  );
+}
+
+/** Queues one delivery of an event to one webhook (a test, a redelivery); returns its delivery id. */
+export async function queueDelivery(
+  trx: Db,
+  webhookId: number,
+  eventId: number,
+  at: Date,
+  options: { redelivery?: true } = {},
+): Promise<string> {
+  const job = deliveryJob(webhookId, eventId, at, options);
+  await enqueue(trx, [job], at);
+  return job.payload.delivery_id;
 }

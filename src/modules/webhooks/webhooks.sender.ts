@@ -3,6 +3,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../../config.ts';
 import { API_VERSION } from '../../http/conventions.ts';
+import { remembered } from '../../lib/remembered.ts';
 import { addressPolicy, checkUrlShape, guardedLookup, type HostResolver } from './webhooks.address.ts';
 
 /** What one attempt came to: the receiver's status if it answered, and why it failed if it did. */
@@ -99,21 +100,13 @@ export function createWebhookSender(
 
   // The checks that need no DNS depend on the address text alone and the policy, fixed for the
   // sender's life, so each address is judged once; name resolution is checked per connection.
-  const shapes = new Map<string, URL | string>();
-  const SHAPES_KEPT = 1000;
-  function shapeOf(url: string): URL | string {
-    let shape = shapes.get(url);
-    if (shape === undefined) {
-      try {
-        shape = checkUrlShape(url, policy);
-      } catch (error) {
-        shape = failureReason(error);
-      }
-      if (shapes.size >= SHAPES_KEPT) shapes.clear();
-      shapes.set(url, shape);
+  const shapeOf = remembered(1000, (url): URL | string => {
+    try {
+      return checkUrlShape(url, policy);
+    } catch (error) {
+      return failureReason(error);
     }
-    return shape;
-  }
+  });
 
   return {
     async send(url, headers, body) {

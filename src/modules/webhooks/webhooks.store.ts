@@ -7,7 +7,7 @@ export type WebhookRow = Selectable<WebhooksTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
 /** Webhooks fail this many times in a row before they are switched off. */
-export const FAILURES_BEFORE_DISABLING = 20;
+const FAILURES_BEFORE_DISABLING = 20;
 
 export const webhookCount: LabelCount = (eb, labelId) =>
   eb
