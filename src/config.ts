@@ -26,6 +26,13 @@ export interface Config {
   readonly distributor: DistributorKind;
   readonly distributorStepMs: number;
   readonly distributorRejectRate: number;
+  /** Shared secret of the signed inbound report endpoint; null leaves the endpoint closed. */
+  readonly distributorSecret: string | null;
+  /** GS1 company prefix of the UPCs (EAN-13) assigned to releases that have none. */
+  readonly upcPrefix: string;
+  /** ISRC country code and registrant code of the ISRCs assigned to tracks that have none. */
+  readonly isrcCountry: string;
+  readonly isrcRegistrant: string;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -121,6 +128,12 @@ function parseRate(name: string, value: string): number {
   return rate;
 }
 
+function parsePattern(name: string, value: string, pattern: RegExp, expected: string): string {
+  const text = value.trim().toUpperCase();
+  if (!pattern.test(text)) fail(name, expected, value);
+  return text;
+}
+
 function parseFilePath(name: string, value: string): string {
   if (value.trim() === '') fail(name, 'expected a file path', value);
   return resolve(value);
@@ -157,6 +170,11 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('LABELDESK_SECRET: expected at least 32 characters');
   }
 
+  const distributorSecret = read('DISTRIBUTOR_SECRET') ?? null;
+  if (distributorSecret !== null && distributorSecret.length < 32) {
+    throw new ConfigError('DISTRIBUTOR_SECRET: expected at least 32 characters');
+  }
+
   const retryDelaysRaw = read('WEBHOOK_RETRY_DELAYS') ?? '30s,5m';
   const webhookRetryDelaysMs = retryDelaysRaw
     .split(',')
@@ -182,5 +200,24 @@ export function loadConfig(env: Env): Config {
     distributor: parseOneOf('DISTRIBUTOR', read('DISTRIBUTOR') ?? 'simulated', ['simulated'] as const),
     distributorStepMs: parseDuration('DISTRIBUTOR_STEP', read('DISTRIBUTOR_STEP') ?? '1m'),
     distributorRejectRate: parseRate('DISTRIBUTOR_REJECT_RATE', read('DISTRIBUTOR_REJECT_RATE') ?? '0.05'),
+    distributorSecret,
+    upcPrefix: parsePattern(
+      'UPC_PREFIX',
+      read('UPC_PREFIX') ?? '0860000',
+      /^\d{6,10}$/,
+      'expected a GS1 company prefix of 6 to 10 digits',
+    ),
+    isrcCountry: parsePattern(
+      'ISRC_COUNTRY',
+      read('ISRC_COUNTRY') ?? 'US',
+      /^[A-Z]{2}$/,
+      'expected two letters',
+    ),
+    isrcRegistrant: parsePattern(
+      'ISRC_REGISTRANT',
+      read('ISRC_REGISTRANT') ?? 'LD0',
+      /^[A-Z0-9]{3}$/,
+      'expected three letters or digits',
+    ),
   });
 }

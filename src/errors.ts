@@ -85,6 +85,12 @@ export const errors = {
       {},
       { 'retry-after': '1' },
     ),
+  contractRequired: () =>
+    new ApiError(
+      428,
+      'contract_required',
+      'The label has no signed distribution contract: sign it before submitting releases',
+    ),
   rateLimited: (retryAfterSeconds: number, message = 'Too many requests') =>
     new ApiError(429, 'rate_limited', message, {}, { 'retry-after': String(retryAfterSeconds) }),
   internal: () => new ApiError(500, 'internal', 'Internal error'),

@@ -44,6 +44,10 @@ describe('loadConfig', () => {
       distributor: 'simulated',
       distributorStepMs: 60_000,
       distributorRejectRate: 0.05,
+      distributorSecret: null,
+      upcPrefix: '0860000',
+      isrcCountry: 'US',
+      isrcRegistrant: 'LD0',
     };
     assert.deepEqual(config, expected);
     assert.ok(Object.isFrozen(config));
@@ -91,6 +95,10 @@ describe('loadConfig', () => {
       DISTRIBUTOR: 'simulated',
       DISTRIBUTOR_STEP: '500ms',
       DISTRIBUTOR_REJECT_RATE: '0',
+      DISTRIBUTOR_SECRET: SECRET,
+      UPC_PREFIX: '5012345',
+      ISRC_COUNTRY: 'gb',
+      ISRC_REGISTRANT: 'a1b',
     });
     const expected: Config = {
       dataDir: DATA_DIR,
@@ -112,6 +120,10 @@ describe('loadConfig', () => {
       distributor: 'simulated',
       distributorStepMs: 500,
       distributorRejectRate: 0,
+      distributorSecret: SECRET,
+      upcPrefix: '5012345',
+      isrcCountry: 'GB',
+      isrcRegistrant: 'A1B',
     };
     assert.deepEqual(config, expected);
   });
@@ -269,6 +281,14 @@ describe('bad values stop loadConfig with one line naming the variable', () => {
       { DISTRIBUTOR_REJECT_RATE: '5%' },
       'DISTRIBUTOR_REJECT_RATE: expected a fraction between 0 and 1 (got "5%")',
     ],
+    [{ DISTRIBUTOR_SECRET: 'k'.repeat(31) }, 'DISTRIBUTOR_SECRET: expected at least 32 characters'],
+    [{ UPC_PREFIX: '12345' }, 'UPC_PREFIX: expected a GS1 company prefix of 6 to 10 digits (got "12345")'],
+    [
+      { UPC_PREFIX: '08600x0' },
+      'UPC_PREFIX: expected a GS1 company prefix of 6 to 10 digits (got "08600x0")',
+    ],
+    [{ ISRC_COUNTRY: 'USA' }, 'ISRC_COUNTRY: expected two letters (got "USA")'],
+    [{ ISRC_REGISTRANT: 'AB-' }, 'ISRC_REGISTRANT: expected three letters or digits (got "AB-")'],
   ];
 
   for (const [env, message] of cases) {

@@ -5,6 +5,7 @@ import * as catalogSearch from './migrations/0003_catalog_search.ts';
 import * as catalogCounts from './migrations/0004_catalog_counts.ts';
 import * as events from './migrations/0005_events.ts';
 import * as webhooks from './migrations/0006_webhooks.ts';
+import * as pipeline from './migrations/0007_pipeline.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -19,6 +20,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0004_catalog_counts', catalogCounts],
   ['0005_events', events],
   ['0006_webhooks', webhooks],
+  ['0007_pipeline', pipeline],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

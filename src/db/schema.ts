@@ -106,6 +106,8 @@ export interface ReleasesTable {
   created_at: string;
   updated_at: string;
   submitted_at: string | null;
+  /** When a platform first reported the release live. */
+  live_at: string | null;
 }
 
 export interface TracksTable {
@@ -227,6 +229,31 @@ export interface WebhookAttemptsTable {
   created_at: string;
 }
 
+/** Named counters (assigned UPCs, ISRCs per year); a value is the last number handed out. */
+export interface SequencesTable {
+  name: string;
+  value: number | string;
+}
+
+export interface SupportRequestsTable {
+  id: Generated<number>;
+  label_id: number;
+  /** `takedown` or `message`. */
+  type: string;
+  status: string;
+  message: string | null;
+  release_id: number | null;
+  reply: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Signatures of inbound distributor reports already applied, kept while a replay would verify. */
+export interface DistributorReportSignaturesTable {
+  signature: string;
+  received_at: string;
+}
+
 export interface Database {
   labels: LabelsTable;
   api_keys: ApiKeysTable;
@@ -244,4 +271,7 @@ export interface Database {
   jobs: JobsTable;
   webhooks: WebhooksTable;
   webhook_attempts: WebhookAttemptsTable;
+  sequences: SequencesTable;
+  support_requests: SupportRequestsTable;
+  distributor_report_signatures: DistributorReportSignaturesTable;
 }

@@ -13,3 +13,13 @@ export function isValidUpc(code: string): boolean {
   if (!/^(\d{12}|\d{13})$/.test(code)) return false;
   return gtinCheckDigit(code.slice(0, -1)) === Number(code.slice(-1));
 }
+
+/** The EAN-13 made of a GS1 company prefix and an item reference, with its check digit. */
+export function ean13(companyPrefix: string, itemReference: number): string {
+  const referenceDigits = 12 - companyPrefix.length;
+  if (!Number.isInteger(itemReference) || itemReference < 0 || itemReference >= 10 ** referenceDigits) {
+    throw new RangeError(`item reference ${itemReference} does not fit in ${referenceDigits} digits`);
+  }
+  const data = `${companyPrefix}${String(itemReference).padStart(referenceDigits, '0')}`;
+  return `${data}${gtinCheckDigit(data)}`;
+}

@@ -188,6 +188,7 @@ describe('labeldesk command line', { concurrency: true }, () => {
           '0004_catalog_counts',
           '0005_events',
           '0006_webhooks',
+          '0007_pipeline',
         ],
         dialect: TEST_DATABASE,
       });

@@ -9,10 +9,19 @@ import type { Receiver } from './receiver.ts';
 /** The harness env that lets deliveries reach a receiver on the loopback address. */
 export const LOOPBACK_RECEIVERS = { WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32' };
 
-/** The job worker of this harness's server, trusting the receiver's certificate; stopped after the test. */
-export function givenWorker(t: TestContext, h: Harness, receiver: Pick<Receiver, 'ca'>): Background {
+/**
+ * The job worker of this harness's server, trusting the receiver's certificate; stopped after the
+ * test. With `concurrency: 1` jobs run one at a time in queue order, so deliveries arrive in order.
+ */
+export function givenWorker(
+  t: TestContext,
+  h: Harness,
+  receiver: Partial<Pick<Receiver, 'ca'>>,
+  options: { concurrency?: number } = {},
+): Background {
   const background = createBackground(h.ctx, {
     ca: receiver.ca,
+    ...options,
     onError: (error) => {
       throw error;
     },

@@ -191,7 +191,19 @@ test('sandbox reset drops the copy and copies the label again', async (t) => {
     json(await call(h, 'GET', '/api/v1/artists', { key: sandboxKey })) as { artists: Array<{ name: string }> }
   ).artists.map((a) => a.name);
   assert.deepEqual(names, ['Mira Vale', 'Scratch']);
+  const sandboxId = await sandboxIdOf(h, label.id);
+  const at = h.clock.now().toISOString();
+  await h.ctx.db
+    .insertInto('support_requests')
+    .values({ label_id: sandboxId, type: 'takedown', status: 'pending', created_at: at, updated_at: at })
+    .execute();
   const result = await resetSandbox(h.ctx, label.id);
+  const requests = await h.ctx.db
+    .selectFrom('support_requests')
+    .select('id')
+    .where('label_id', '=', sandboxId)
+    .execute();
+  assert.deepEqual(requests, []);
   assert.equal(result.sandbox_id, await sandboxIdOf(h, label.id));
   names = (
     json(await call(h, 'GET', '/api/v1/artists', { key: sandboxKey })) as { artists: Array<{ name: string }> }

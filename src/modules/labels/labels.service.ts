@@ -1,5 +1,6 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { slugify } from '../../lib/slug.ts';
 import { isLimitName, isPlanKey, type LimitName, PLAN_KEYS, type PlanKey } from '../plans/plans.catalog.ts';
@@ -164,4 +165,14 @@ export async function ensureSandboxWorkspace(ctx: AppContext, parent: LabelRow):
     parent_id: parent.id,
     created_at: isoNow(ctx.clock),
   });
+}
+
+/** The workspace a label row is: the label itself, or the sandbox of its parent. */
+export function workspaceOfLabel(label: LabelRow): Workspace {
+  return {
+    id: label.id,
+    labelId: label.parent_id ?? label.id,
+    sandbox: label.parent_id !== null,
+    catalogCopied: label.parent_id === null || label.sandbox_copied_at !== null,
+  };
 }

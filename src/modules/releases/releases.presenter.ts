@@ -75,3 +75,26 @@ export function presentReleaseCard(
     dsp_statuses: presentDspStatuses(dspStatuses),
   };
 }
+
+/** The `release` object of event data. */
+export interface EventRelease {
+  id: number;
+  title: string;
+  type: string;
+  status: string;
+  upc: string | null;
+  release_date: string;
+  artist: { id: number; name: string };
+}
+
+export function presentEventRelease(row: ReleaseListRow): EventRelease {
+  return {
+    id: row.id,
+    title: row.title,
+    type: row.type,
+    status: row.status,
+    upc: row.upc,
+    release_date: row.release_date,
+    artist: { id: row.artist_id, name: row.artist_name },
+  };
+}

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { type Dialect, forUpdate } from '../../db/portable.ts';
 import type { ReleaseHistoryTable, ReleasesTable } from '../../db/schema.ts';
 import { type LabelCount, ownedBy } from '../../db/scope.ts';
 import type { ReleaseSort } from './releases.schemas.ts';
@@ -13,6 +14,33 @@ export async function findRelease(db: Db, workspaceId: number, id: number): Prom
     .where(ownedBy('releases', workspaceId))
     .where('id', '=', id)
     .executeTakeFirst();
+}
+
+/**
+ * The workspace a release belongs to. The distributor, the moderation queue and the operator's commands name releases by id alone,
+ * across labels: this lookup is the one place that reads a release without a workspace, and everything after it
+ * is scoped to the workspace it returns.
+ */
+export async function findReleaseWorkspaceId(db: Db, releaseId: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('releases')
+    .select('label_id')
+    .where('id', '=', releaseId)
+    .executeTakeFirst();
+  return row?.label_id;
+}
+
+/** The release, held until the transaction ends (PostgreSQL; SQLite has one writer at a time). */
+export async function findReleaseForUpdate(
+  db: Db,
+  dialect: Dialect,
+  workspaceId: number,
+  id: number,
+): Promise<ReleaseRow | undefined> {
+  return forUpdate(
+    db.selectFrom('releases').selectAll().where(ownedBy('releases', workspaceId)).where('id', '=', id),
+    dialect,
+  ).executeTakeFirst();
 }
 
 export async function insertRelease(db: Db, row: Insertable<ReleasesTable>): Promise<ReleaseRow> {
@@ -148,6 +176,20 @@ export async function findReleaseListRow(
 ): Promise<ReleaseListRow | undefined> {
   const row = await listColumns(filtered(db, workspaceId, { ids: [id] })).executeTakeFirst();
   return row && { ...row, tracks_count: Number(row.tracks_count ?? 0) };
+}
+
+/**
+ * Releases of every label that wait for an operator's review, oldest submission first (sandboxes
+ * never wait: their releases are accepted at once).
+ */
+export async function listReleasesAwaitingReview(db: Db): Promise<ReleaseListRow[]> {
+  const rows = await listColumns(db.selectFrom('releases'))
+    .where('releases.status', '=', 'submitting')
+    .where('releases.review_status', '=', 'pending')
+    .orderBy('releases.submitted_at')
+    .orderBy('releases.id')
+    .execute();
+  return rows.map((row) => ({ ...row, tracks_count: Number(row.tracks_count ?? 0) }));
 }
 
 export async function findReleaseByUpc(

@@ -81,6 +81,7 @@ export async function copyReleases(db: Db, labelId: number, sandboxId: number): 
       'created_at',
       'updated_at',
       'submitted_at',
+      'live_at',
     ])
     .expression((eb) =>
       eb
@@ -114,6 +115,7 @@ export async function copyReleases(db: Db, labelId: number, sandboxId: number): 
           'releases.created_at',
           'releases.updated_at',
           'releases.submitted_at',
+          'releases.live_at',
         ])
         .where(ownedBy('releases', labelId)),
     )
@@ -266,6 +268,7 @@ export async function sandboxFiles(db: Db, sandboxId: number) {
 }
 
 export async function dropSandboxCatalog(db: Db, sandboxId: number): Promise<void> {
+  await db.deleteFrom('support_requests').where(ownedBy('support_requests', sandboxId)).execute();
   await db.deleteFrom('releases').where(ownedBy('releases', sandboxId)).execute();
   await db.deleteFrom('artists').where(ownedBy('artists', sandboxId)).execute();
 }

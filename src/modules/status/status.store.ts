@@ -10,3 +10,11 @@ export async function readMark(db: Db, name: string): Promise<string | null> {
   const [row] = await selectMark(db, name);
   return row?.at ?? null;
 }
+
+export async function stampMark(db: Db, name: string, at: string): Promise<void> {
+  await db
+    .insertInto('service_marks')
+    .values({ name, at })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ at }))
+    .execute();
+}

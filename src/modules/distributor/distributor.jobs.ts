@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/database.ts';
+import { ApiError } from '../../errors.ts';
+import type { JobHandler } from '../../jobs/worker.ts';
+import { PLATFORM_KEYS, type PlatformKey } from '../platforms/platforms.catalog.ts';
+import { touchRelease, workspaceOfRelease } from '../releases/releases.service.ts';
+import { applyPlatformReports, type PlatformReport, type ReportOrigin } from './distributor.reports.ts';
+import type { DspStage } from './distributor.stages.ts';
+import { releaseStages } from './distributor.store.ts';
+
+export const SIMULATED_STEP_JOB = 'distributor.simulated.step';
+export const SIMULATED_TAKEDOWN_JOB = 'distributor.simulated.takedown';
+export const SANDBOX_LIVE_JOB = 'distributor.sandbox.live';
+
+/** Reasons real platforms give when they refuse a release. */
+const REJECTION_DETAILS = [
+  'Cover art does not meet the platform’s artwork guidelines',
+  'Metadata does not match the audio: check titles and artist names',
+  'The audio matches content already delivered by another rights holder',
+  'Release date is too close for this platform’s ingestion window',
+];
+
+function releaseIdOf(payload: unknown): number {
+  const id = (payload as { release_id?: unknown } | null)?.release_id;
+  if (typeof id !== 'number' || !Number.isInteger(id)) throw new Error('job payload has no release_id');
+  return id;
+}
+
+/** A fixed draw in [0, 1) per release and platform, so a rerun of a step makes the same choice. */
+function draw(releaseId: number, dsp: PlatformKey): Buffer {
+  return createHash('sha256').update(`${releaseId}:${dsp}`).digest();
+}
+
+function nextSimulatedStage(
+  releaseId: number,
+  dsp: PlatformKey,
+  current: string | undefined,
+  rejectRate: number,
+): Pick<PlatformReport, 'stage' | 'detail'> | null {
+  switch (current) {
+    case undefined:
+      return { stage: 'submitted', detail: null };
+    case 'submitted': {
+      const bytes = draw(releaseId, dsp);
+      if (bytes.readUInt32BE(0) / 2 ** 32 < rejectRate) {
+        return {
+          stage: 'rejected',
+          detail: REJECTION_DETAILS[(bytes[4] ?? 0) % REJECTION_DETAILS.length] ?? null,
+        };
+      }
+      return { stage: 'accepted', detail: null };
+    }
+    case 'accepted':
+      return { stage: 'live', detail: null };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Runs `plan` on the release's current platform stages with the release row held, then applies
+ * the reports it makes. Returns the reports, or null when the release is gone or was refused
+ * (deleted, or no longer at the distributor): the walk then simply ends.
+ */
+async function reportFromStages(
+  ctx: AppContext,
+  releaseId: number,
+  origin: ReportOrigin,
+  plan: (stages: ReadonlyMap<string, string>) => PlatformReport[],
+): Promise<PlatformReport[] | null> {
+  const at = ctx.clock.now().toISOString();
+  try {
+    return await ctx.db.transaction().execute(async (trx: Db) => {
+      const workspace = await workspaceOfRelease(trx, releaseId);
+      if (!workspace) return null;
+      await touchRelease(trx, workspace, releaseId, at);
+      const rows = await releaseStages(trx, workspace.id, releaseId);
+      const reports = plan(new Map(rows.map((row) => [row.dsp, row.stage])));
+      if (reports.length > 0) await applyPlatformReports(trx, reports, at, origin);
+      return reports;
+    });
+  } catch (error) {
+    if (error instanceof ApiError) return null;
+    throw error;
+  }
+}
+
+const STILL_MOVING: readonly string[] = ['submitted', 'accepted'] satisfies DspStage[];
+
+/** One step of the simulated distributor: every platform moves one stage; again after DISTRIBUTOR_STEP. */
+export function simulatedStepHandler(ctx: AppContext): JobHandler {
+  return async (job) => {
+    const releaseId = releaseIdOf(job.payload);
+    const reports = await reportFromStages(ctx, releaseId, 'distributor', (stages) =>
+      PLATFORM_KEYS.flatMap((dsp) => {
+        const next = nextSimulatedStage(releaseId, dsp, stages.get(dsp), ctx.config.distributorRejectRate);
+        return next ? [{ release_id: releaseId, dsp, ...next }] : [];
+      }),
+    );
+    if (!reports?.some((report) => STILL_MOVING.includes(report.stage))) return undefined;
+    return { runAgainAt: new Date(ctx.clock.now().getTime() + ctx.config.distributorStepMs) };
+  };
+}
+
+/** The simulated distributor carries out a takedown: every platform reports `taken_down`. */
+export function simulatedTakedownHandler(ctx: AppContext): JobHandler {
+  return async (job) => {
+    const releaseId = releaseIdOf(job.payload);
+    await reportFromStages(ctx, releaseId, 'distributor', (stages) =>
+      PLATFORM_KEYS.filter((dsp) => stages.get(dsp) !== 'taken_down').map((dsp) => ({
+        release_id: releaseId,
+        dsp,
+        stage: 'taken_down',
+        detail: 'Removed at the label’s request',
+      })),
+    );
+    return undefined;
+  };
+}
+
+/** A sandbox release goes live on every platform at once, SANDBOX_LIVE_AFTER after its submission. */
+export function sandboxLiveHandler(ctx: AppContext): JobHandler {
+  return async (job) => {
+    const releaseId = releaseIdOf(job.payload);
+    await reportFromStages(ctx, releaseId, 'sandbox', (stages) =>
+      PLATFORM_KEYS.filter((dsp) => stages.get(dsp) !== 'live').map((dsp) => ({
+        release_id: releaseId,
+        dsp,
+        stage: 'live',
+        detail: null,
+      })),
+    );
+    return undefined;
+  };
+}

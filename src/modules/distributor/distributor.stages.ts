@@ -1,0 +1,45 @@
+import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
+import type { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
+
+export type DspStage = (typeof DSP_STAGES)[number];
+export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
+
+/** Statuses of a release that is at the distributor: platform reports apply only to these. */
+export const AT_DISTRIBUTOR: readonly ReleaseStatus[] = ['submitted', 'live', 'failed', 'takedown'];
+
+/**
+ * The moves a platform's stage can make. A distributor may skip stages it does not report (and a
+ * takedown may come before a platform reported anything); a platform that rejected or failed may
+ * be sent again; nothing comes back from `taken_down`.
+ */
+const MOVES: Readonly<Record<DspStage | 'none', readonly DspStage[]>> = {
+  none: ['submitted', 'accepted', 'live', 'rejected', 'failed', 'taken_down'],
+  submitted: ['accepted', 'live', 'rejected', 'failed', 'taken_down'],
+  accepted: ['live', 'rejected', 'failed', 'taken_down'],
+  live: ['failed', 'taken_down'],
+  rejected: ['submitted', 'taken_down'],
+  failed: ['submitted', 'taken_down'],
+  taken_down: [],
+};
+
+export function canMove(from: DspStage | null, to: DspStage): boolean {
+  return MOVES[from ?? 'none'].includes(to);
+}
+
+const UNSUCCESSFUL: readonly DspStage[] = ['rejected', 'failed'];
+
+/**
+ * The release status its platforms' stages add up to (DESIGN.md section 6): `live` once any
+ * platform is live; `takedown` when every platform is taken down; `failed` when every platform
+ * rejected or failed; otherwise it is still on its way (`submitted`). "Every platform" is every
+ * platform the distributor serves; a mix of taken-down and unsuccessful platforms is a takedown.
+ */
+export function statusFromStages(stages: ReadonlyMap<string, DspStage>): ReleaseStatus {
+  const all = PLATFORM_KEYS.map((key) => stages.get(key) ?? null);
+  if (all.includes('live')) return 'live';
+  const ended = all.every(
+    (stage) => stage === 'taken_down' || (stage !== null && UNSUCCESSFUL.includes(stage)),
+  );
+  if (!ended) return 'submitted';
+  return all.includes('taken_down') ? 'takedown' : 'failed';
+}

@@ -1,0 +1,141 @@
+import type { AppContext } from '../../context.ts';
+import { MIN_COVER_SIDE } from '../covers/covers.image.ts';
+import { coverExtension, isCoverFormat } from '../covers/covers.urls.ts';
+import { fileExists, mediaPath } from '../media/media.storage.ts';
+import type { ReleaseRow } from '../releases/releases.store.ts';
+import type { TrackRow } from '../tracks/tracks.presenter.ts';
+import { type LossyEvidence, lossySourceEvidence } from './moderation.lossy.ts';
+import {
+  audioFactIssues,
+  contributorsMissing,
+  type Issue,
+  RELEASE,
+  titleIssues,
+  trackOwner,
+  versionIssues,
+} from './moderation.rules.ts';
+import { audioHashesOfOtherLabels } from './moderation.store.ts';
+
+/** One automated finding: a stable snake_case code, the release card's field path, one sentence. */
+export interface Finding {
+  code: string;
+  field: string;
+  message: string;
+}
+
+function at(field: string, issues: readonly Issue[]): Finding[] {
+  return issues.map((issue) => ({ code: issue.code, field, message: issue.message }));
+}
+
+/**
+ * Every automated finding on a release waiting for moderation; empty means it passes. Findings
+ * come release first (title, version, cover), then each track in the order given (title, version,
+ * contributors, audio), so two runs on the same release list them alike.
+ */
+export async function automatedChecks(
+  ctx: AppContext,
+  release: ReleaseRow,
+  tracks: readonly TrackRow[],
+): Promise<Finding[]> {
+  const hashes = tracks.flatMap((track) => (track.audio_hash === null ? [] : [track.audio_hash]));
+  const elsewhere = await audioHashesOfOtherLabels(ctx.db, release.label_id, hashes);
+  const findings: Finding[] = [
+    ...at('title', titleIssues(release.title, RELEASE)),
+    ...at('version', versionIssues(release.version, RELEASE)),
+    ...(await coverFindings(ctx, release)),
+  ];
+  // One track at a time: the audio analysis reads files and runs FFTs, and a 30-track album should
+  // not open 30 files and hold 30 windows of samples at once.
+  for (const [index, track] of tracks.entries()) {
+    const path = `tracks.${index}`;
+    const owner = trackOwner(track.number);
+    findings.push(
+      ...at(`${path}.title`, titleIssues(track.title, owner)),
+      ...at(`${path}.version`, versionIssues(track.version, owner)),
+      ...at(
+        `${path}.contributors`,
+        [contributorsMissing(track.contributors, track.number)].filter((issue) => issue !== null),
+      ),
+      ...at(`${path}.audio`, await audioIssues(ctx, track, elsewhere)),
+    );
+  }
+  return findings;
+}
+
+async function coverFindings(ctx: AppContext, release: ReleaseRow): Promise<Finding[]> {
+  if (release.cover_hash === null) {
+    return at('cover', [
+      {
+        code: 'cover_missing',
+        message: `The release has no cover; upload a square JPEG or PNG image of at least ${MIN_COVER_SIDE} x ${MIN_COVER_SIDE} px.`,
+      },
+    ]);
+  }
+  const format = release.cover_format;
+  const stored =
+    isCoverFormat(format) &&
+    (await fileExists(mediaPath(ctx.config.dataDir, 'covers', release.cover_hash, coverExtension(format))));
+  if (stored) return [];
+  return at('cover', [
+    {
+      code: 'cover_missing',
+      message: 'The cover image file is missing from storage; upload the cover again.',
+    },
+  ]);
+}
+
+/** Where the track's audio is stored, when the row says enough to find it and the file is there. */
+async function storedAudio(
+  ctx: AppContext,
+  track: TrackRow,
+): Promise<{ path: string; format: string } | null> {
+  if (track.audio_hash === null || track.audio_format === null) return null;
+  const path = mediaPath(ctx.config.dataDir, 'audio', track.audio_hash, track.audio_format);
+  return (await fileExists(path)) ? { path, format: track.audio_format } : null;
+}
+
+/** Missing file, duplicate of another label, refused facts, lossy source: in that order. */
+async function audioIssues(
+  ctx: AppContext,
+  track: TrackRow,
+  elsewhere: ReadonlySet<string>,
+): Promise<Issue[]> {
+  const n = track.number;
+  if (track.audio_hash === null) {
+    return [{ code: 'audio_missing', message: `Track ${n} has no audio; upload a WAV or FLAC file.` }];
+  }
+  const stored = await storedAudio(ctx, track);
+  const issues: Issue[] = [];
+  if (stored === null) {
+    issues.push({
+      code: 'audio_missing',
+      message: `The audio file of track ${n} is missing from storage; upload the audio again.`,
+    });
+  }
+  if (elsewhere.has(track.audio_hash)) {
+    issues.push({
+      code: 'duplicate_audio',
+      message: `The audio of track ${n} is byte-for-byte identical to a track of another label; deliver only recordings this label holds the rights to.`,
+    });
+  }
+  issues.push(...audioFactIssues(track, n));
+  const evidence = stored === null ? null : await lossySourceEvidence(stored.path, stored.format);
+  if (evidence !== null) issues.push(lossySource(evidence, n));
+  return issues;
+}
+
+const LOSSLESS_ADVICE = 'upload a WAV or FLAC exported from the lossless master';
+
+function lossySource(evidence: LossyEvidence, trackNumber: number): Issue {
+  if (evidence.kind === 'encoder_tag') {
+    return {
+      code: 'lossy_source',
+      message: `The tags of the audio of track ${trackNumber} name a lossy encoder ("${evidence.tag}"), so it was converted from an MP3 or similar; ${LOSSLESS_ADVICE}.`,
+    };
+  }
+  const kilohertz = (evidence.cutoffHz / 1000).toFixed(1);
+  return {
+    code: 'lossy_source',
+    message: `The audio of track ${trackNumber} has almost no sound above ${kilohertz} kHz, the mark of a file converted from an MP3 or similar; ${LOSSLESS_ADVICE}.`,
+  };
+}

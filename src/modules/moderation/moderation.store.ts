@@ -1,0 +1,36 @@
+import type { Db } from '../../db/database.ts';
+
+/**
+ * Of `hashes`, those that a track of another label also carries. Labels are compared by their root
+ * (`coalesce(parent_id, id)`), so the release's own label and its sandbox (whose catalog is a copy
+ * of the label's, sharing the same files) never count as "another label".
+ *
+ * This query is deliberately not scoped with `ownedBy`: finding the same recording delivered by a
+ * different label is the whole point, so it reads every label's tracks. Only the matching hashes
+ * leave this function, never the other label's rows, so nothing of theirs reaches the caller.
+ */
+export async function audioHashesOfOtherLabels(
+  db: Db,
+  labelId: number,
+  hashes: readonly string[],
+): Promise<Set<string>> {
+  if (hashes.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('tracks')
+    .innerJoin('labels', 'labels.id', 'tracks.label_id')
+    .select('tracks.audio_hash')
+    .distinct()
+    .where('tracks.audio_hash', 'in', [...new Set(hashes)])
+    .where((eb) =>
+      eb(
+        eb.fn.coalesce('labels.parent_id', 'labels.id'),
+        '<>',
+        eb
+          .selectFrom('labels as own')
+          .select((inner) => inner.fn.coalesce('own.parent_id', 'own.id').as('root'))
+          .where('own.id', '=', labelId),
+      ),
+    )
+    .execute();
+  return new Set(rows.flatMap((row) => (row.audio_hash === null ? [] : [row.audio_hash])));
+}

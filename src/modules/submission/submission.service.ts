@@ -1,0 +1,152 @@
+import type { Static } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { errors } from '../../errors.ts';
+import type { Authenticated } from '../keys/keys.service.ts';
+import { approve, publishAll, queueReview, type StepEvent } from '../moderation/moderation.service.ts';
+import { presentEventRelease } from '../releases/releases.presenter.ts';
+import { changeRelease } from '../releases/releases.service.ts';
+import {
+  findReleaseListRow,
+  insertHistory,
+  listReleaseTracks,
+  type ReleaseRow,
+  updateRelease,
+} from '../releases/releases.store.ts';
+import type { TrackRow } from '../tracks/tracks.presenter.ts';
+import { MAX_SINGLE_TRACKS } from '../tracks/tracks.service.ts';
+import type { SubmitBody, SubmitResponse } from './submission.schemas.ts';
+
+/** Approval of a sandbox submission: it never sees an operator or the distributor. */
+const SANDBOX_APPROVAL_COMMENT = 'Sandbox: accepted at once';
+
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+function contributorCount(track: TrackRow): number {
+  try {
+    const parsed: unknown = JSON.parse(track.contributors);
+    return Array.isArray(parsed) ? parsed.length : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Everything that keeps a draft from going to moderation, in the order of the release card. */
+export function submissionProblems(
+  release: ReleaseRow,
+  tracks: readonly TrackRow[],
+  confirmRights: boolean,
+): Problem[] {
+  const problems: Problem[] = [];
+  if (release.cover_hash === null) {
+    problems.push({ field: 'cover', message: 'The release has no cover: PUT /releases/{id}/cover first' });
+  }
+  if (tracks.length === 0) {
+    problems.push({ field: 'tracks', message: 'The release has no tracks: add at least one' });
+  }
+  if (release.type === 'single' && tracks.length > MAX_SINGLE_TRACKS) {
+    problems.push({
+      field: 'tracks',
+      message: `A single has at most ${MAX_SINGLE_TRACKS} tracks (this one has ${tracks.length})`,
+    });
+  }
+  tracks.forEach((track, index) => {
+    if (track.audio_hash === null) {
+      problems.push({ field: `tracks.${index}.audio`, message: `Track ${track.number} has no audio` });
+    }
+    if (contributorCount(track) === 0) {
+      problems.push({
+        field: `tracks.${index}.contributors`,
+        message: `Track ${track.number} has no contributor: platforms return releases without credits`,
+      });
+    }
+  });
+  if (!confirmRights) {
+    problems.push({
+      field: 'confirm_rights',
+      message: 'confirm_rights must be true: confirm the label holds the rights to distribute this release',
+    });
+  }
+  return problems;
+}
+
+function assertSubmittable(auth: Authenticated, release: ReleaseRow, problems: readonly Problem[]): void {
+  if (release.status !== 'draft') {
+    throw errors.conflict(`Only a draft can be submitted (this release is ${release.status})`);
+  }
+  if (auth.label.contract_signed !== 1) {
+    throw errors.contractRequired();
+  }
+  const [first] = problems;
+  if (first) {
+    throw errors.invalid(first.field, `The release is not ready to submit: ${first.message}`, {
+      problems,
+    });
+  }
+}
+
+function messageFor(sandbox: boolean, moderation: AppContext['config']['moderation']): string {
+  if (sandbox) {
+    return 'Sandbox: the release is accepted at once and goes live on every platform after SANDBOX_LIVE_AFTER; nothing is sent to the distributor';
+  }
+  return moderation === 'auto'
+    ? 'The release is in moderation: automated checks run now; release.approved or release.rejected follows'
+    : 'The release is in moderation and waits for a moderator; release.approved or release.rejected follows';
+}
+
+/**
+ * `POST /releases/{id}/submit`: a ready draft goes to moderation (`submitting`, review `pending`,
+ * `release.review_pending`). A sandbox's release is approved in the same transaction and goes
+ * live by the sandbox's timer.
+ */
+export async function submitRelease(
+  ctx: AppContext,
+  auth: Authenticated,
+  id: number,
+  body: Static<typeof SubmitBody>,
+): Promise<Static<typeof SubmitResponse>> {
+  const { workspace } = auth;
+  const status = await changeRelease(ctx, workspace, id, async (trx, release, iso) => {
+    const tracks = await listReleaseTracks(trx, workspace.id, id);
+    assertSubmittable(auth, release, submissionProblems(release, tracks, body.confirm_rights));
+    const submitted = {
+      status: 'submitting',
+      review_status: 'pending',
+      review_comment: null,
+      submitted_at: iso,
+      updated_at: iso,
+    };
+    await updateRelease(trx, workspace.id, id, submitted);
+    await insertHistory(trx, {
+      label_id: workspace.id,
+      release_id: id,
+      status: 'submitting',
+      review_status: 'pending',
+      comment: null,
+      at: iso,
+    });
+    const row = await findReleaseListRow(trx, workspace.id, id);
+    const events: StepEvent[] = row
+      ? [{ event: 'release.review_pending', data: { release: presentEventRelease(row) } }]
+      : [];
+    const at = new Date(iso);
+    if (workspace.sandbox) {
+      events.push(
+        ...(await approve(trx, ctx, workspace, { ...release, ...submitted }, SANDBOX_APPROVAL_COMMENT, at)),
+      );
+    } else if (ctx.config.moderation === 'auto') {
+      await queueReview(trx, id, at);
+    }
+    await publishAll(trx, workspace, events, iso);
+    return workspace.sandbox ? ('submitted' as const) : ('submitting' as const);
+  });
+  return {
+    ok: true,
+    release_id: id,
+    status,
+    review: status === 'submitted' ? 'approved' : 'pending',
+    message: messageFor(workspace.sandbox, ctx.config.moderation),
+  };
+}

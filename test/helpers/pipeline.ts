@@ -1,0 +1,129 @@
+import sharp from 'sharp';
+import { type FormEntry, multipart, type PcmShape, STEREO_CD } from './audio.ts';
+import { call, type Harness, json } from './harness.ts';
+
+/**
+ * A WAV of white noise: sound across the whole band, as a real master has (a pure tone would look
+ * like a lossy source to the moderation's spectral check). Seeded, so every run uploads the same
+ * bytes unless `seed` differs.
+ */
+export function noiseWav(shape: PcmShape = STEREO_CD, seed = 1): Buffer {
+  const bytesPerSample = shape.bitDepth / 8;
+  const frames = Math.round(shape.sampleRate * shape.seconds);
+  const blockAlign = bytesPerSample * shape.channels;
+  const data = Buffer.alloc(frames * blockAlign);
+  const amplitude = 2 ** (shape.bitDepth - 1) * 0.4;
+  let state = seed >>> 0 || 1;
+  for (let offset = 0; offset < data.length; offset += bytesPerSample) {
+    // xorshift32: cheap, repeatable noise.
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    data.writeIntLE(Math.round(((state / 2 ** 32) * 2 - 1) * amplitude), offset, bytesPerSample);
+  }
+  const fmt = Buffer.alloc(16);
+  fmt.writeUInt16LE(1, 0);
+  fmt.writeUInt16LE(shape.channels, 2);
+  fmt.writeUInt32LE(shape.sampleRate, 4);
+  fmt.writeUInt32LE(shape.sampleRate * blockAlign, 8);
+  fmt.writeUInt16LE(blockAlign, 12);
+  fmt.writeUInt16LE(shape.bitDepth, 14);
+  const chunk = (id: string, body: Buffer) => {
+    const header = Buffer.alloc(8);
+    header.write(id, 0, 'ascii');
+    header.writeUInt32LE(body.length, 4);
+    return Buffer.concat([header, body]);
+  };
+  const chunks = Buffer.concat([chunk('fmt ', fmt), chunk('data', data)]);
+  const riff = Buffer.alloc(12);
+  riff.write('RIFF', 0, 'ascii');
+  riff.writeUInt32LE(4 + chunks.length, 4);
+  riff.write('WAVE', 8, 'ascii');
+  return Buffer.concat([riff, chunks]);
+}
+
+export async function coverPng(size = 1400): Promise<Buffer> {
+  return sharp({ create: { width: size, height: size, channels: 3, background: { r: 20, g: 90, b: 160 } } })
+    .png()
+    .toBuffer();
+}
+
+async function expectStatus(
+  response: Awaited<ReturnType<typeof call>>,
+  status: number,
+  what: string,
+): Promise<unknown> {
+  if (response.statusCode !== status) throw new Error(`${what}: ${response.statusCode} ${response.body}`);
+  return json(response);
+}
+
+export interface DraftInput {
+  title?: string;
+  type?: 'single' | 'ep' | 'album';
+  tracks?: Array<{ title: string; audio?: Buffer; contributors?: Array<{ name: string; role: string }> }>;
+  cover?: boolean;
+}
+
+/**
+ * A draft made the way a label's server makes one, through HTTP: artist, release, cover, tracks
+ * with audio and a contributor each. Ready to submit unless the input leaves something out.
+ */
+export async function givenDraft(
+  h: Pick<Harness, 'app'>,
+  key: string,
+  input: DraftInput = {},
+): Promise<{ releaseId: number; artistId: number; trackIds: number[] }> {
+  const artist = (await expectStatus(
+    await call(h, 'POST', '/api/v1/artists', { key, payload: { name: `Mira Vale ${Math.random()}` } }),
+    201,
+    'artist',
+  )) as { artist: { id: number } };
+  const release = (await expectStatus(
+    await call(h, 'POST', '/api/v1/releases', {
+      key,
+      payload: {
+        artist_id: artist.artist.id,
+        type: input.type ?? 'ep',
+        title: input.title ?? 'Night Drive',
+        genre: 'Pop',
+        release_date: '2027-03-01',
+      },
+    }),
+    201,
+    'release',
+  )) as { release: { id: number } };
+  const releaseId = release.release.id;
+  if (input.cover !== false) {
+    await expectStatus(
+      await call(h, 'PUT', `/api/v1/releases/${releaseId}/cover`, {
+        key,
+        payload: await coverPng(),
+        headers: { 'content-type': 'image/png' },
+      }),
+      200,
+      'cover',
+    );
+  }
+  const tracks = input.tracks ?? [
+    { title: 'Night Drive', audio: noiseWav(STEREO_CD, 1) },
+    { title: 'Coastline', audio: noiseWav(STEREO_CD, 2) },
+  ];
+  const trackIds: number[] = [];
+  for (const track of tracks) {
+    const entries: FormEntry[] = [
+      ['title', track.title],
+      ['contributors', JSON.stringify(track.contributors ?? [{ name: 'Ari Lund', role: 'Producer' }])],
+    ];
+    if (track.audio) {
+      entries.push({ filename: `${track.title}.wav`, contentType: 'audio/wav', content: track.audio });
+    }
+    const created = (await expectStatus(
+      await call(h, 'POST', `/api/v1/releases/${releaseId}/tracks`, { key, ...multipart(entries) }),
+      201,
+      'track',
+    )) as { track: { id: number } };
+    trackIds.push(created.track.id);
+  }
+  return { releaseId, artistId: artist.artist.id, trackIds };
+}
