@@ -15,8 +15,10 @@ import type { RateLimiter } from './http/rate-limiter.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { textInputPlugin } from './http/text-input.ts';
 import { buildValidator } from './http/validation.ts';
+import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
 import { artistsRoutes } from './modules/artists/artists.routes.ts';
 import { coversRoutes } from './modules/covers/covers.routes.ts';
+import { distributorRoutes } from './modules/distributor/distributor.routes.ts';
 import { eventsRoutes } from './modules/events/events.routes.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
 import { lookupsRoutes } from './modules/lookups/lookups.routes.ts';
@@ -27,6 +29,8 @@ import { releasesRoutes } from './modules/releases/releases.routes.ts';
 import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { searchRoutes } from './modules/search/search.routes.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
+import { submissionRoutes } from './modules/submission/submission.routes.ts';
+import { takedownRoutes } from './modules/support/takedown.routes.ts';
 import { teamRoutes } from './modules/team/team.routes.ts';
 import { tracksRoutes } from './modules/tracks/tracks.routes.ts';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
@@ -85,15 +89,19 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
       await api.register(teamRoutes(ctx));
       await api.register(artistsRoutes(ctx));
       await api.register(releasesRoutes(ctx));
+      await api.register(submissionRoutes(ctx));
       await api.register(coversRoutes(ctx));
       await api.register(tracksRoutes(ctx));
       await api.register(searchRoutes(ctx));
       await api.register(reportsRoutes(ctx));
       await api.register(eventsRoutes(ctx));
       await api.register(webhooksRoutes(ctx));
+      await api.register(takedownRoutes(ctx));
+      await api.register(analyticsRoutes(ctx));
     },
     { prefix: '/api/v1' },
   );
   await app.register(mediaRoutes(ctx));
+  await app.register(distributorRoutes(ctx));
   return app;
 }

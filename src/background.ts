@@ -1,7 +1,17 @@
 import type { AppContext } from './context.ts';
 import { deleteIdempotencyRowsBefore } from './http/idempotency.store.ts';
 import { createWorker, type Job, type JobWorker } from './jobs/worker.ts';
+import {
+  SANDBOX_LIVE_JOB,
+  SIMULATED_STEP_JOB,
+  SIMULATED_TAKEDOWN_JOB,
+  sandboxLiveHandler,
+  simulatedStepHandler,
+  simulatedTakedownHandler,
+} from './modules/distributor/distributor.jobs.ts';
+import { pruneReportSignatures } from './modules/distributor/distributor.signature.ts';
 import { EVENT_RETENTION_MS, pruneExpiredEvents } from './modules/events/events.service.ts';
+import { MODERATION_JOB, reviewHandler } from './modules/moderation/moderation.service.ts';
 import { deliveryHandler } from './modules/webhooks/webhooks.delivery.ts';
 import { DELIVERY_JOB } from './modules/webhooks/webhooks.fanout.ts';
 import { createWebhookSender } from './modules/webhooks/webhooks.sender.ts';
@@ -30,8 +40,10 @@ function before(ctx: AppContext, ms: number): string {
 }
 
 /**
- * Everything that runs off the request path, through the durable job queue: webhook deliveries
- * and the hourly pruning of idempotency records (24 hours), events and delivery logs (90 days).
+ * Everything that runs off the request path, through the durable job queue: webhook deliveries,
+ * the automated moderation review, the simulated distributor's platform stages and the sandbox's
+ * go-live timer, and the hourly pruning of idempotency records (24 hours), inbound report signatures
+ * (once they are too old to verify), events and delivery logs (90 days).
  */
 export function createBackground(ctx: AppContext, options: BackgroundOptions = {}): Background {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -40,7 +52,13 @@ export function createBackground(ctx: AppContext, options: BackgroundOptions = {
     maxConnectionsPerHost: concurrency,
   });
   const worker = createWorker(ctx, {
-    handlers: { [DELIVERY_JOB]: deliveryHandler(ctx, sender) },
+    handlers: {
+      [DELIVERY_JOB]: deliveryHandler(ctx, sender),
+      [MODERATION_JOB]: reviewHandler(ctx),
+      [SIMULATED_STEP_JOB]: simulatedStepHandler(ctx),
+      [SIMULATED_TAKEDOWN_JOB]: simulatedTakedownHandler(ctx),
+      [SANDBOX_LIVE_JOB]: sandboxLiveHandler(ctx),
+    },
     recurring: [
       {
         kind: 'prune.idempotency',
@@ -48,6 +66,11 @@ export function createBackground(ctx: AppContext, options: BackgroundOptions = {
         run: () => deleteIdempotencyRowsBefore(ctx.db, before(ctx, IDEMPOTENCY_RETENTION_MS)),
       },
       { kind: 'prune.events', everyMs: HOUR_MS, run: () => pruneExpiredEvents(ctx.db, ctx.clock) },
+      {
+        kind: 'prune.distributor_signatures',
+        everyMs: HOUR_MS,
+        run: () => pruneReportSignatures(ctx),
+      },
       {
         kind: 'prune.webhook_attempts',
         everyMs: HOUR_MS,

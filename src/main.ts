@@ -1,9 +1,12 @@
 import { Command, CommanderError } from 'commander';
+import { distributorCommand } from './commands/distributor.command.ts';
 import { keyCommand } from './commands/key.command.ts';
 import { labelCommand } from './commands/label.command.ts';
 import { memberCommand } from './commands/member.command.ts';
+import { moderationCommand } from './commands/moderation.command.ts';
 import type { Run } from './commands/output.ts';
 import { sandboxCommand } from './commands/sandbox.command.ts';
+import { supportCommand } from './commands/support.command.ts';
 import { loadConfig } from './config.ts';
 import { createDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -91,7 +94,10 @@ export function buildProgram(): Command {
   program.addCommand(labelCommand(run));
   program.addCommand(keyCommand(run));
   program.addCommand(memberCommand(run));
+  program.addCommand(moderationCommand(run));
   program.addCommand(sandboxCommand(run));
+  program.addCommand(distributorCommand(run));
+  program.addCommand(supportCommand(run));
   oneLineUsageErrors(program);
   return program;
 }

@@ -100,6 +100,10 @@ test('every operation has an id, a summary, its security and scope, and its erro
       errors: ['400', '401', '403', '404', '409', '413', '415', '429'],
     },
     'GET /media/covers/{file}': { scope: null, errors: ['400', '404'] },
+    'POST /distributor/v1/reports': {
+      scope: null,
+      errors: ['400', '401', '404', '409', '413', '415', '429'],
+    },
     'GET /api/v1/artists': { scope: 'catalog:read', errors: ['400', '401', '403', '429'] },
     'GET /api/v1/artists/{id}': { scope: 'catalog:read', errors: ['400', '401', '403', '404', '429'] },
     'GET /api/v1/artists/{id}/releases': {
@@ -127,8 +131,20 @@ test('every operation has an id, a summary, its security and scope, and its erro
       scope: 'catalog:read',
       errors: ['400', '401', '403', '404', '429'],
     },
+    'POST /api/v1/releases/{id}/submit': {
+      scope: 'releases:submit',
+      errors: ['400', '401', '403', '404', '409', '428', '429'],
+    },
     'GET /api/v1/releases/{id}/history': {
       scope: 'catalog:read',
+      errors: ['400', '401', '403', '404', '429'],
+    },
+    'POST /api/v1/releases/{id}/takedown-request': {
+      scope: 'support:write',
+      errors: ['400', '401', '403', '404', '409', '429'],
+    },
+    'GET /api/v1/analytics/releases/{id}': {
+      scope: 'stats:read',
       errors: ['400', '401', '403', '404', '429'],
     },
     'GET /api/v1/webhooks/events': { scope: 'any_key', errors: ['401', '429'] },

@@ -73,6 +73,6 @@ test('the background worker prunes idempotency records after 24 hours, events an
   const recurring = await h.ctx.db.selectFrom('jobs').select('kind').orderBy('kind').execute();
   assert.deepEqual(
     recurring.map((job) => job.kind),
-    ['prune.events', 'prune.idempotency', 'prune.webhook_attempts'],
+    ['prune.distributor_signatures', 'prune.events', 'prune.idempotency', 'prune.webhook_attempts'],
   );
 });
