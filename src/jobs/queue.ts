@@ -23,3 +23,10 @@ export async function enqueue(db: Db, jobs: readonly NewJob[], createdAt: Date):
     })),
   );
 }
+
+/** The id a job's payload names under `field` (jobs about one release carry `release_id`). */
+export function payloadId(payload: unknown, field: string): number {
+  const value = (payload as Record<string, unknown> | null)?.[field];
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new Error(`job payload has no ${field}`);
+  return value;
+}

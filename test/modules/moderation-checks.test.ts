@@ -336,12 +336,14 @@ test('a clean release with full-band stereo audio, a cover and credits has no fi
   assert.deepStrictEqual(await findingsOf(h, labelId, releaseId), []);
 });
 
-test('audio identical to a track of another label is a duplicate', async (t) => {
+test('audio identical to a track another label sent to the distributor is a duplicate; its drafts do not count', async (t) => {
   const { h, labelId } = await setup(t);
   const other = await givenLabel(h, { name: 'Harbour Lane Music' });
   const audio = stereoWav(whiteNoise(11));
   const releaseId = await givenCleanRelease(h, labelId, { tracks: [{}, { audio }] });
-  await givenCleanRelease(h, other.id, { tracks: [{ audio }] });
+  const otherRelease = await givenCleanRelease(h, other.id, { tracks: [{ audio }] });
+  assert.deepStrictEqual(await findingsOf(h, labelId, releaseId), [], 'a draft elsewhere blocks nobody');
+  await h.ctx.db.updateTable('releases').set({ status: 'live' }).where('id', '=', otherRelease).execute();
   assert.deepStrictEqual(await findingsOf(h, labelId, releaseId), [
     {
       code: 'duplicate_audio',

@@ -422,14 +422,21 @@ test('a sandbox submission is accepted at once and goes live after SANDBOX_LIVE_
   assert.deepEqual(json(submitted), {
     ok: true,
     release_id: releaseId,
-    status: 'submitted',
-    review: 'approved',
+    status: 'submitting',
+    review: 'pending',
     message:
-      'Sandbox: the release is accepted at once and goes live on every platform after SANDBOX_LIVE_AFTER; nothing is sent to the distributor',
+      'Sandbox: the release is accepted at once (release.approved follows) and goes live on every platform after SANDBOX_LIVE_AFTER; nothing is sent to the distributor',
   });
+
   const accepted = await card(h, testKey, releaseId);
   assert.equal(accepted.review_status, 'approved');
+  assert.equal(accepted.status, 'submitted');
   assert.match(String(accepted.upc), /^200\d{10}$/);
+  const year = String(h.clock.now().getUTCFullYear()).slice(2);
+  assert.deepEqual(
+    accepted.tracks.map((track) => track.isrc),
+    [`XXSBX${year}00001`, `XXSBX${year}00002`],
+  );
   assert.ok(isValidUpc(String(accepted.upc)));
 
   h.clock.advance(44_999);

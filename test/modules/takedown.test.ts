@@ -377,6 +377,12 @@ test('approval (the CLI path) orders the takedown; the distributor takes the rel
     ],
   );
 
+  const done = await h.ctx.db
+    .selectFrom('support_requests')
+    .select('status')
+    .where('id', '=', requestId)
+    .execute();
+  assert.deepEqual(done, [{ status: 'completed' }], 'the request is closed once the release is down');
   const refused = await requestTakedown(h, key, release.id);
   assert.equal(refused.statusCode, 409, 'the release is down now');
 });

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
 import type { DspStage } from '../distributor/distributor.stages.ts';
-import { presentDspStatuses } from '../releases/releases.presenter.ts';
+import { parseJson, presentDspStatuses } from '../releases/releases.presenter.ts';
 import { DSP_STAGES } from '../releases/releases.schemas.ts';
 import { loadRelease } from '../releases/releases.service.ts';
 import { listDspStatuses } from '../releases/releases.store.ts';
@@ -12,15 +12,6 @@ export type ReleaseAnalyticsView = Static<typeof ReleaseAnalyticsBody>;
 type PlatformsView = ReleaseAnalyticsView['platforms'];
 type SmartLinksView = ReleaseAnalyticsView['smart_links'];
 
-function parseStoreLinks(json: string): Record<string, string> {
-  try {
-    const parsed: unknown = JSON.parse(json);
-    return parsed && typeof parsed === 'object' ? (parsed as Record<string, string>) : {};
-  } catch {
-    return {};
-  }
-}
-
 function platformSummary(statuses: PlatformsView['statuses']): PlatformsView {
   const byStage = Object.fromEntries(DSP_STAGES.map((stage) => [stage, 0])) as Record<DspStage, number>;
   for (const status of statuses) byStage[status.stage] += 1;
@@ -28,17 +19,11 @@ function platformSummary(statuses: PlatformsView['statuses']): PlatformsView {
 }
 
 /**
- * The release's smart links with their totals. Smart links are not built yet, so there are none:
- * the honest answer is zero and an empty list, in the shape the smart-link issue fills from its
- * table (links whose `release_id` is this release, summed over their counters).
+ * Smart links are not built yet, so a release has none: the honest answer is zero and an empty
+ * list, in the shape the smart-link issue fills from its table (links whose `release_id` is this
+ * release, summed over their counters).
  */
-async function releaseSmartLinks(
-  _ctx: AppContext,
-  _workspace: Workspace,
-  _releaseId: number,
-): Promise<SmartLinksView> {
-  return { total: 0, views: 0, clicks: 0, items: [] };
-}
+const NO_SMART_LINKS: SmartLinksView = { total: 0, views: 0, clicks: 0, items: [] };
 
 /** GET /analytics/releases/{id}: one release's standing on the platforms and its links. */
 export async function releaseAnalytics(
@@ -47,10 +32,7 @@ export async function releaseAnalytics(
   releaseId: number,
 ): Promise<ReleaseAnalyticsView> {
   const release = await loadRelease(ctx.db, workspace, releaseId);
-  const [statuses, smartLinks] = await Promise.all([
-    listDspStatuses(ctx.db, workspace.id, releaseId),
-    releaseSmartLinks(ctx, workspace, releaseId),
-  ]);
+  const statuses = await listDspStatuses(ctx.db, workspace.id, releaseId);
   return {
     release: {
       id: release.id,
@@ -63,7 +45,7 @@ export async function releaseAnalytics(
     },
     review_status: release.review_status as ReleaseAnalyticsView['review_status'],
     platforms: platformSummary(presentDspStatuses(statuses)),
-    store_links: parseStoreLinks(release.store_links),
-    smart_links: smartLinks,
+    store_links: parseJson<Record<string, string>>(release.store_links, {}),
+    smart_links: NO_SMART_LINKS,
   };
 }

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import { ApiError } from '../../errors.ts';
+import { payloadId } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../platforms/platforms.catalog.ts';
-import { touchRelease, workspaceOfRelease } from '../releases/releases.service.ts';
+import { workspaceOfRelease } from '../releases/releases.service.ts';
+import { findReleaseForUpdate } from '../releases/releases.store.ts';
 import { applyPlatformReports, type PlatformReport, type ReportOrigin } from './distributor.reports.ts';
 import type { DspStage } from './distributor.stages.ts';
 import { releaseStages } from './distributor.store.ts';
@@ -20,12 +22,6 @@ const REJECTION_DETAILS = [
   'The audio matches content already delivered by another rights holder',
   'Release date is too close for this platform’s ingestion window',
 ];
-
-function releaseIdOf(payload: unknown): number {
-  const id = (payload as { release_id?: unknown } | null)?.release_id;
-  if (typeof id !== 'number' || !Number.isInteger(id)) throw new Error('job payload has no release_id');
-  return id;
-}
 
 /** A fixed draw in [0, 1) per release and platform, so a rerun of a step makes the same choice. */
 function draw(releaseId: number, dsp: PlatformKey): Buffer {
@@ -73,8 +69,7 @@ async function reportFromStages(
   try {
     return await ctx.db.transaction().execute(async (trx: Db) => {
       const workspace = await workspaceOfRelease(trx, releaseId);
-      if (!workspace) return null;
-      await touchRelease(trx, workspace, releaseId, at);
+      if (!workspace || !(await findReleaseForUpdate(trx, ctx.dialect, workspace.id, releaseId))) return null;
       const rows = await releaseStages(trx, workspace.id, releaseId);
       const reports = plan(new Map(rows.map((row) => [row.dsp, row.stage])));
       if (reports.length > 0) await applyPlatformReports(trx, reports, at, origin);
@@ -91,7 +86,7 @@ const STILL_MOVING: readonly string[] = ['submitted', 'accepted'] satisfies DspS
 /** One step of the simulated distributor: every platform moves one stage; again after DISTRIBUTOR_STEP. */
 export function simulatedStepHandler(ctx: AppContext): JobHandler {
   return async (job) => {
-    const releaseId = releaseIdOf(job.payload);
+    const releaseId = payloadId(job.payload, 'release_id');
     const reports = await reportFromStages(ctx, releaseId, 'distributor', (stages) =>
       PLATFORM_KEYS.flatMap((dsp) => {
         const next = nextSimulatedStage(releaseId, dsp, stages.get(dsp), ctx.config.distributorRejectRate);
@@ -106,7 +101,7 @@ export function simulatedStepHandler(ctx: AppContext): JobHandler {
 /** The simulated distributor carries out a takedown: every platform reports `taken_down`. */
 export function simulatedTakedownHandler(ctx: AppContext): JobHandler {
   return async (job) => {
-    const releaseId = releaseIdOf(job.payload);
+    const releaseId = payloadId(job.payload, 'release_id');
     await reportFromStages(ctx, releaseId, 'distributor', (stages) =>
       PLATFORM_KEYS.filter((dsp) => stages.get(dsp) !== 'taken_down').map((dsp) => ({
         release_id: releaseId,
@@ -122,7 +117,7 @@ export function simulatedTakedownHandler(ctx: AppContext): JobHandler {
 /** A sandbox release goes live on every platform at once, SANDBOX_LIVE_AFTER after its submission. */
 export function sandboxLiveHandler(ctx: AppContext): JobHandler {
   return async (job) => {
-    const releaseId = releaseIdOf(job.payload);
+    const releaseId = payloadId(job.payload, 'release_id');
     await reportFromStages(ctx, releaseId, 'sandbox', (stages) =>
       PLATFORM_KEYS.filter((dsp) => stages.get(dsp) !== 'live').map((dsp) => ({
         release_id: releaseId,

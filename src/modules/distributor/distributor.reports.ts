@@ -9,7 +9,7 @@ import {
   type PlatformKey,
   platformSearchUrl,
 } from '../platforms/platforms.catalog.ts';
-import { presentEventRelease } from '../releases/releases.presenter.ts';
+import { parseJson, presentEventRelease } from '../releases/releases.presenter.ts';
 import { DSP_STAGES } from '../releases/releases.schemas.ts';
 import { touchRelease, workspaceOfRelease } from '../releases/releases.service.ts';
 import {
@@ -20,6 +20,7 @@ import {
 } from '../releases/releases.store.ts';
 import { DISTRIBUTOR_LAST_EVENT_MARK } from '../status/status.service.ts';
 import { stampMark } from '../status/status.store.ts';
+import { completeTakedownRequests } from '../support/support.store.ts';
 import {
   AT_DISTRIBUTOR,
   canMove,
@@ -70,7 +71,8 @@ interface PendingEvent {
   data: Record<string, unknown>;
 }
 
-const MAX_DETAIL = 500;
+/** The longest `detail` a report may carry. */
+export const MAX_DETAIL = 500;
 
 function isStage(stage: string): stage is DspStage {
   return (DSP_STAGES as readonly string[]).includes(stage);
@@ -85,15 +87,6 @@ function checkUrl(url: string | null | undefined, field: string): string | null 
     // reported below
   }
   throw errors.invalid(field, `${field} must be an https address`);
-}
-
-function parseLinks(json: string): Record<string, string> {
-  try {
-    const parsed: unknown = JSON.parse(json);
-    return parsed && typeof parsed === 'object' ? { ...(parsed as Record<string, string>) } : {};
-  } catch {
-    return {};
-  }
 }
 
 async function loadInFlight(
@@ -121,7 +114,12 @@ async function loadInFlight(
   for (const { dsp, stage } of await releaseStages(trx, workspace.id, releaseId)) {
     if (isStage(stage)) stages.set(dsp, stage);
   }
-  return { workspace, row, stages, storeLinks: parseLinks(row.store_links) };
+  return {
+    workspace,
+    row,
+    stages,
+    storeLinks: { ...parseJson<Record<string, string>>(row.store_links, {}) },
+  };
 }
 
 const STATUS_COMMENTS: Partial<Record<ReleaseStatus, (dsp: PlatformKey) => string>> = {
@@ -184,6 +182,10 @@ export async function applyPlatformReports(
       field,
     );
   }
+  for (const report of applied) {
+    report.release_status = (inFlight.get(report.release_id)?.row.status ??
+      report.release_status) as ReleaseStatus;
+  }
   if (origin === 'distributor' && applied.some((report) => report.changed)) {
     await stampMark(trx, DISTRIBUTOR_LAST_EVENT_MARK, at);
   }
@@ -236,6 +238,9 @@ async function applyOne(
     ...(firstLive && { live_at: at }),
   };
   await updateRelease(trx, workspace.id, row.id, changes);
+  if (status === 'takedown' && row.status !== 'takedown') {
+    await completeTakedownRequests(trx, workspace.id, row.id, at);
+  }
   if (status !== row.status) {
     await insertHistory(trx, {
       label_id: workspace.id,

@@ -13,7 +13,12 @@ import { ApiError, errors } from '../../errors.ts';
 import { ErrorResponse, Id, Nullable, StringEnum, validated } from '../../http/schemas.ts';
 import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
 import { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
-import { type AppliedReport, applyPlatformReports, type PlatformReport } from './distributor.reports.ts';
+import {
+  type AppliedReport,
+  applyPlatformReports,
+  MAX_DETAIL,
+  type PlatformReport,
+} from './distributor.reports.ts';
 import {
   assertFresh,
   assertSignedBy,
@@ -33,7 +38,6 @@ export const REPORTS_PATH = '/distributor/v1/reports';
  */
 const REPORTS_PER_ADDRESS_PER_MINUTE = 120;
 const MAX_REPORTS = 100;
-const MAX_DETAIL = 500;
 
 const Report = Type.Object(
   {

@@ -1,4 +1,3 @@
-import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
 import type { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
 
 export type DspStage = (typeof DSP_STAGES)[number];
@@ -32,14 +31,13 @@ const UNSUCCESSFUL: readonly DspStage[] = ['rejected', 'failed'];
  * The release status its platforms' stages add up to (DESIGN.md section 6): `live` once any
  * platform is live; `takedown` when every platform is taken down; `failed` when every platform
  * rejected or failed; otherwise it is still on its way (`submitted`). "Every platform" is every
- * platform the distributor serves; a mix of taken-down and unsuccessful platforms is a takedown.
+ * platform that reported a stage: a distributor may serve only some of them. A mix of taken-down
+ * and unsuccessful platforms is a takedown.
  */
 export function statusFromStages(stages: ReadonlyMap<string, DspStage>): ReleaseStatus {
-  const all = PLATFORM_KEYS.map((key) => stages.get(key) ?? null);
-  if (all.includes('live')) return 'live';
-  const ended = all.every(
-    (stage) => stage === 'taken_down' || (stage !== null && UNSUCCESSFUL.includes(stage)),
-  );
-  if (!ended) return 'submitted';
-  return all.includes('taken_down') ? 'takedown' : 'failed';
+  const reported = [...stages.values()];
+  if (reported.includes('live')) return 'live';
+  const ended = reported.every((stage) => stage === 'taken_down' || UNSUCCESSFUL.includes(stage));
+  if (reported.length === 0 || !ended) return 'submitted';
+  return reported.includes('taken_down') ? 'takedown' : 'failed';
 }

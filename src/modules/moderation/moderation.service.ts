@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { ApiError, errors } from '../../errors.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, payloadId } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import { distributorFor } from '../distributor/distributor.adapter.ts';
 import type { EventKind } from '../events/events.catalog.ts';
@@ -51,7 +51,8 @@ export async function queueReview(trx: Db, releaseId: number, at: Date): Promise
   await enqueue(trx, [{ kind: MODERATION_JOB, payload: { release_id: releaseId }, runAt: at }], at);
 }
 
-async function eventRelease(trx: Db, workspace: Workspace, releaseId: number) {
+/** The `release` object of event data, as the release is now. */
+export async function eventRelease(trx: Db, workspace: Workspace, releaseId: number) {
   const row = await findReleaseListRow(trx, workspace.id, releaseId);
   if (!row) throw errors.notFound('Release');
   return presentEventRelease(row);
@@ -156,12 +157,6 @@ export function commentOf(findings: readonly Finding[]): string {
   return findings.map((finding) => finding.message).join('\n');
 }
 
-function releaseIdOf(payload: unknown): number {
-  const id = (payload as { release_id?: unknown } | null)?.release_id;
-  if (typeof id !== 'number' || !Number.isInteger(id)) throw new Error('job payload has no release_id');
-  return id;
-}
-
 /** A release waiting for moderation with its tracks, or null when it no longer waits. */
 async function waitingRelease(ctx: AppContext, releaseId: number) {
   const workspace = await workspaceOfRelease(ctx.db, releaseId);
@@ -177,7 +172,7 @@ async function waitingRelease(ctx: AppContext, releaseId: number) {
  */
 export function reviewHandler(ctx: AppContext): JobHandler {
   return async (job) => {
-    const waiting = await waitingRelease(ctx, releaseIdOf(job.payload));
+    const waiting = await waitingRelease(ctx, payloadId(job.payload, 'release_id'));
     if (!waiting || ctx.config.moderation !== 'auto') return undefined;
     const findings = await automatedChecks(ctx, waiting.release, waiting.tracks);
     const decision: Decision =

@@ -1,7 +1,10 @@
 import type { Db } from '../../db/database.ts';
+import { AT_DISTRIBUTOR } from '../distributor/distributor.stages.ts';
 
 /**
- * Of `hashes`, those that a track of another label also carries. Labels are compared by their root
+ * Of `hashes`, those that a track of another label also carries, on a release that label sent to
+ * the distributor. Drafts do not count: anyone with a key could otherwise upload a leaked master
+ * into a draft and have the rightful label's submission rejected. Labels are compared by their root
  * (`coalesce(parent_id, id)`), so the release's own label and its sandbox (whose catalog is a copy
  * of the label's, sharing the same files) never count as "another label".
  *
@@ -18,9 +21,11 @@ export async function audioHashesOfOtherLabels(
   const rows = await db
     .selectFrom('tracks')
     .innerJoin('labels', 'labels.id', 'tracks.label_id')
+    .innerJoin('releases', 'releases.id', 'tracks.release_id')
     .select('tracks.audio_hash')
     .distinct()
     .where('tracks.audio_hash', 'in', [...new Set(hashes)])
+    .where('releases.status', 'in', AT_DISTRIBUTOR)
     .where((eb) =>
       eb(
         eb.fn.coalesce('labels.parent_id', 'labels.id'),

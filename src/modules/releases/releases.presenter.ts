@@ -16,7 +16,8 @@ interface DspStatusRow {
   updated_at: string;
 }
 
-function parseJson<T>(json: string, fallback: T): T {
+/** A JSON text column, or `fallback` when it does not parse. */
+export function parseJson<T>(json: string, fallback: T): T {
   try {
     return JSON.parse(json) as T;
   } catch {

@@ -13,6 +13,11 @@ import { isrcInUse, nextInSequence, setTrackIsrc, upcInUse } from './submission.
  * so a sandbox's releases get valid EAN-13s without using up the label's company prefix.
  */
 const SANDBOX_UPC_PREFIX = '200';
+/**
+ * A sandbox's ISRCs start with XX, a code ISO 3166 leaves to user assignment, so no national ISRC
+ * agency issues it: test recordings never take numbers of the label's registrant code.
+ */
+const SANDBOX_ISRC_STEM = { country: 'XX', registrant: 'SBX' } as const;
 
 export interface AssignedIdentifiers {
   upc: string;
@@ -52,14 +57,16 @@ async function assignUpc(db: Db, config: Config, workspace: Workspace): Promise<
   );
 }
 
-async function assignIsrc(db: Db, config: Config, year: number): Promise<string> {
-  const stem = `${config.isrcCountry}${config.isrcRegistrant}`;
+async function assignIsrc(db: Db, config: Config, workspace: Workspace, year: number): Promise<string> {
+  const { country, registrant } = workspace.sandbox
+    ? SANDBOX_ISRC_STEM
+    : { country: config.isrcCountry, registrant: config.isrcRegistrant };
   return nextFree(
     db,
-    `isrc.${stem}.${year}`,
+    `isrc.${country}${registrant}.${year}`,
     (n) => {
       if (n > MAX_ISRC_DESIGNATION) throw exhausted(`ISRC for ${year}`, 'ISRC_REGISTRANT');
-      return composeIsrc(config.isrcCountry, config.isrcRegistrant, year, n);
+      return composeIsrc(country, registrant, year, n);
     },
     isrcInUse,
   );
@@ -87,7 +94,7 @@ export async function assignIdentifiers(
   for (const track of tracks) {
     let isrc = track.isrc;
     if (isrc === null) {
-      isrc = await assignIsrc(db, config, at.getUTCFullYear());
+      isrc = await assignIsrc(db, config, workspace, at.getUTCFullYear());
       await setTrackIsrc(db, workspace.id, track.id, isrc);
     }
     isrcs.push(isrc);

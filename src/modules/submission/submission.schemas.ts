@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { StringEnum } from '../../http/schemas.ts';
 
 export const SubmitBody = Type.Object({
   confirm_rights: Type.Boolean({
@@ -10,11 +9,9 @@ export const SubmitBody = Type.Object({
 export const SubmitResponse = Type.Object({
   ok: Type.Literal(true),
   release_id: Type.Integer(),
-  status: StringEnum(['submitting', 'submitted'] as const, {
-    description: '`submitting` (in moderation); a sandbox release is accepted at once: `submitted`',
+  status: Type.Literal('submitting', {
+    description: 'In moderation (a sandbox release is accepted at once: its card shows `submitted`)',
   }),
-  review: StringEnum(['pending', 'approved'] as const, {
-    description: '`pending`; `approved` at once in the sandbox',
-  }),
+  review: Type.Literal('pending'),
   message: Type.String(),
 });

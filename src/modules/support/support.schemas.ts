@@ -6,9 +6,10 @@ export type SupportRequestType = (typeof SUPPORT_REQUEST_TYPES)[number];
 
 /**
  * Where a request stands: `pending` until support acts on it; a takedown request becomes
- * `approved` when the operator orders the takedown, a message becomes `answered` with its reply.
+ * `approved` when the operator orders the takedown and `completed` once every platform reported
+ * the release taken down; a message becomes `answered` with its reply.
  */
-export const SUPPORT_REQUEST_STATUSES = ['pending', 'approved', 'answered'] as const;
+export const SUPPORT_REQUEST_STATUSES = ['pending', 'approved', 'completed', 'answered'] as const;
 export type SupportRequestStatus = (typeof SUPPORT_REQUEST_STATUSES)[number];
 
 export const TakedownRequestBody = Type.Object({

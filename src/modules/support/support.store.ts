@@ -82,23 +82,19 @@ export async function answerSupportRequest(
     .executeTakeFirstOrThrow();
 }
 
-/**
- * Holds the release row until the transaction ends (PostgreSQL) without changing it: a takedown
- * request leaves the release as it is, yet two requests for one release must run one at a time
- * so that only one of them finds no open request. SQLite has one writer at a time already.
- */
-export async function lockReleaseRow(
+/** Approved takedown requests of a release that is now down on every platform are done. */
+export async function completeTakedownRequests(
   db: Db,
-  dialect: Dialect,
   workspaceId: number,
   releaseId: number,
+  at: string,
 ): Promise<void> {
-  await forUpdate(
-    db
-      .selectFrom('releases')
-      .select('id')
-      .where(ownedBy('releases', workspaceId))
-      .where('id', '=', releaseId),
-    dialect,
-  ).execute();
+  await db
+    .updateTable('support_requests')
+    .set({ status: 'completed', updated_at: at })
+    .where(ownedBy('support_requests', workspaceId))
+    .where('release_id', '=', releaseId)
+    .where('type', '=', 'takedown')
+    .where('status', '=', 'approved')
+    .execute();
 }

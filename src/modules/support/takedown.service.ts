@@ -9,8 +9,12 @@ import type { ReleaseStatus } from '../distributor/distributor.stages.ts';
 import { publish } from '../events/events.service.ts';
 import { workspaceOfLabel } from '../labels/labels.service.ts';
 import { findLabel } from '../labels/labels.store.ts';
-import { loadRelease } from '../releases/releases.service.ts';
-import { findReleaseListRow, listReleaseTracks, type ReleaseListRow } from '../releases/releases.store.ts';
+import {
+  findReleaseForUpdate,
+  findReleaseListRow,
+  listReleaseTracks,
+  type ReleaseListRow,
+} from '../releases/releases.store.ts';
 import type {
   CreatedSupportRequest,
   SupportRequestStatus,
@@ -22,7 +26,6 @@ import {
   findOpenRequestForRelease,
   findRequestWorkspaceId,
   insertSupportRequest,
-  lockReleaseRow,
   lockSupportRequest,
   type SupportRequestRow,
 } from './support.store.ts';
@@ -115,8 +118,9 @@ export async function requestTakedown(
   const reason = body.reason?.trim() || null;
   const at = isoNow(ctx.clock);
   const row = await ctx.db.transaction().execute(async (trx) => {
-    await lockReleaseRow(trx, ctx.dialect, workspace.id, releaseId);
-    const release = await loadRelease(trx, workspace, releaseId);
+    // Held without being changed: a second request for the release waits here and then sees the first.
+    const release = await findReleaseForUpdate(trx, ctx.dialect, workspace.id, releaseId);
+    if (!release) throw errors.notFound('Release');
     assertOnPlatforms(release);
     const open = await findOpenRequestForRelease(trx, workspace.id, releaseId, TAKEDOWN, OPEN_TAKEDOWN);
     if (open) {
