@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.ts';
+import { dialectOf } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import type { EventKind } from '../events/events.catalog.ts';
@@ -11,8 +12,9 @@ import {
 } from '../platforms/platforms.catalog.ts';
 import { parseJson, presentEventRelease } from '../releases/releases.presenter.ts';
 import { DSP_STAGES } from '../releases/releases.schemas.ts';
-import { touchRelease, workspaceOfRelease } from '../releases/releases.service.ts';
+import { workspaceOfRelease } from '../releases/releases.service.ts';
 import {
+  findReleaseForUpdate,
   findReleaseListRow,
   insertHistory,
   type ReleaseListRow,
@@ -93,7 +95,6 @@ async function loadInFlight(
   trx: Db,
   releaseId: number,
   origin: ReportOrigin,
-  at: string,
   field: string,
 ): Promise<ReleaseInFlight> {
   const workspace = await workspaceOfRelease(trx, releaseId);
@@ -103,8 +104,9 @@ async function loadInFlight(
       field,
     });
   }
-  // Changing the row first holds it (PostgreSQL), so reports of one release apply one at a time.
-  await touchRelease(trx, workspace, releaseId, at);
+  // Held first (PostgreSQL), so reports of one release apply one at a time; a report that changes
+  // nothing leaves `updated_at` as it was.
+  await findReleaseForUpdate(trx, dialectOf(trx), workspace.id, releaseId);
   const row = await findReleaseListRow(trx, workspace.id, releaseId);
   if (!row) throw errors.invalid(field, `No release has id ${releaseId}`);
   if (!(AT_DISTRIBUTOR as readonly string[]).includes(row.status)) {
@@ -146,7 +148,8 @@ export async function applyPlatformReports(
   origin: ReportOrigin,
   fieldPath: FieldPath = (_index, field) => field,
 ): Promise<AppliedReport[]> {
-  // Releases are taken in id order, so two batches naming the same releases never wait on each other.
+  // Releases are taken in id order, so two batches naming the same releases wait for each other
+  // instead of deadlocking.
   const order = reports.map((report, index) => ({ report, index }));
   order.sort((a, b) => a.report.release_id - b.report.release_id);
   const inFlight = new Map<number, ReleaseInFlight>();
@@ -170,7 +173,7 @@ export async function applyPlatformReports(
     const url = checkUrl(report.url, field('url'));
     let release = inFlight.get(report.release_id);
     if (!release) {
-      release = await loadInFlight(trx, report.release_id, origin, at, field('release_id'));
+      release = await loadInFlight(trx, report.release_id, origin, field('release_id'));
       inFlight.set(report.release_id, release);
     }
     applied[index] = await applyOne(
