@@ -40,3 +40,15 @@ export async function countFor(db: Db, count: LabelCount, labelId: number): Prom
   const row = await db.selectNoFrom((eb) => count(eb, labelId).as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Tables whose rows operators, the distributor and job payloads name by id alone. */
+export type AddressedTable = 'releases' | 'support_requests';
+
+/**
+ * The owner (`label_id`) of a row named by id alone, across labels: the one lookup that reads a
+ * label-owned row without a workspace. Everything after it is scoped to the owner it returns.
+ */
+export async function ownerOf(db: Db, table: AddressedTable, id: number): Promise<number | undefined> {
+  const row = await db.selectFrom(table).select('label_id').where('id', '=', id).executeTakeFirst();
+  return row?.label_id;
+}

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 export interface PcmShape {
   sampleRate: number;
   channels: number;
-  bitDepth: 16 | 24;
+  bitDepth: 8 | 16 | 24;
   seconds: number;
 }
 
@@ -24,8 +24,10 @@ function tone(shape: PcmShape): number[] {
   return samples;
 }
 
+/** 8-bit WAV samples are unsigned (offset by 128); wider ones are signed little-endian. */
 function writeSample(buffer: Buffer, offset: number, value: number, bytes: number): void {
-  buffer.writeIntLE(value, offset, bytes);
+  if (bytes === 1) buffer.writeUInt8(value + 128, offset);
+  else buffer.writeIntLE(value, offset, bytes);
 }
 
 /**
@@ -33,8 +35,20 @@ function writeSample(buffer: Buffer, offset: number, value: number, bytes: numbe
  * float when asked) and a `data` chunk with the tone on every channel.
  */
 export function wavFile(shape: PcmShape = STEREO_CD, format: 'pcm' | 'extensible' | 'float' = 'pcm'): Buffer {
+  return pcmWav(shape, tone(shape), [], format);
+}
+
+/**
+ * A RIFF/WAVE file of `samples` (integers, one per frame, the same on every channel), with
+ * `extraChunks` (tags, for example) between `fmt ` and `data`.
+ */
+export function pcmWav(
+  shape: Omit<PcmShape, 'seconds'>,
+  samples: readonly number[],
+  extraChunks: readonly Buffer[] = [],
+  format: 'pcm' | 'extensible' | 'float' = 'pcm',
+): Buffer {
   const bytesPerSample = shape.bitDepth / 8;
-  const samples = tone(shape);
   const blockAlign = bytesPerSample * shape.channels;
   const data = Buffer.alloc(samples.length * blockAlign);
   samples.forEach((sample, i) => {
@@ -55,10 +69,10 @@ export function wavFile(shape: PcmShape = STEREO_CD, format: 'pcm' | 'extensible
     // KSDATAFORMAT_SUBTYPE_PCM: 00000001-0000-0010-8000-00aa00389b71
     Buffer.from('0100000000001000800000aa00389b71', 'hex').copy(fmt, 24);
   }
-  return riff([chunk('fmt ', fmt), chunk('data', data)]);
+  return riff([riffChunk('fmt ', fmt), ...extraChunks, riffChunk('data', data)]);
 }
 
-function chunk(id: string, body: Buffer): Buffer {
+export function riffChunk(id: string, body: Buffer): Buffer {
   const header = Buffer.alloc(8);
   header.write(id, 0, 'latin1');
   header.writeUInt32LE(body.length, 4);
@@ -74,7 +88,7 @@ function riff(chunks: Buffer[]): Buffer {
 }
 
 /** Writes numbers of any bit width, most significant bit first, as FLAC does. */
-class BitWriter {
+export class BitWriter {
   private readonly bytes: number[] = [];
   private current = 0;
   private used = 0;
@@ -106,7 +120,7 @@ class BitWriter {
   }
 }
 
-function crc8(bytes: Buffer): number {
+export function crc8(bytes: Buffer): number {
   let crc = 0;
   for (const byte of bytes) {
     crc ^= byte;
@@ -115,7 +129,7 @@ function crc8(bytes: Buffer): number {
   return crc;
 }
 
-function crc16(bytes: Buffer): number {
+export function crc16(bytes: Buffer): number {
   let crc = 0;
   for (const byte of bytes) {
     crc ^= byte << 8;

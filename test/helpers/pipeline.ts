@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { type FormEntry, multipart, type PcmShape, STEREO_CD } from './audio.ts';
+import { type FormEntry, multipart, type PcmShape, pcmWav, STEREO_CD } from './audio.ts';
 import { call, type Harness, json } from './harness.ts';
 
 /**
@@ -8,39 +8,17 @@ import { call, type Harness, json } from './harness.ts';
  * bytes unless `seed` differs.
  */
 export function noiseWav(shape: PcmShape = STEREO_CD, seed = 1): Buffer {
-  const bytesPerSample = shape.bitDepth / 8;
-  const frames = Math.round(shape.sampleRate * shape.seconds);
-  const blockAlign = bytesPerSample * shape.channels;
-  const data = Buffer.alloc(frames * blockAlign);
   const amplitude = 2 ** (shape.bitDepth - 1) * 0.4;
   let state = seed >>> 0 || 1;
-  for (let offset = 0; offset < data.length; offset += bytesPerSample) {
+  const samples = Array.from({ length: Math.round(shape.sampleRate * shape.seconds) }, () => {
     // xorshift32: cheap, repeatable noise.
     state ^= state << 13;
     state ^= state >>> 17;
     state ^= state << 5;
     state >>>= 0;
-    data.writeIntLE(Math.round(((state / 2 ** 32) * 2 - 1) * amplitude), offset, bytesPerSample);
-  }
-  const fmt = Buffer.alloc(16);
-  fmt.writeUInt16LE(1, 0);
-  fmt.writeUInt16LE(shape.channels, 2);
-  fmt.writeUInt32LE(shape.sampleRate, 4);
-  fmt.writeUInt32LE(shape.sampleRate * blockAlign, 8);
-  fmt.writeUInt16LE(blockAlign, 12);
-  fmt.writeUInt16LE(shape.bitDepth, 14);
-  const chunk = (id: string, body: Buffer) => {
-    const header = Buffer.alloc(8);
-    header.write(id, 0, 'ascii');
-    header.writeUInt32LE(body.length, 4);
-    return Buffer.concat([header, body]);
-  };
-  const chunks = Buffer.concat([chunk('fmt ', fmt), chunk('data', data)]);
-  const riff = Buffer.alloc(12);
-  riff.write('RIFF', 0, 'ascii');
-  riff.writeUInt32LE(4 + chunks.length, 4);
-  riff.write('WAVE', 8, 'ascii');
-  return Buffer.concat([riff, chunks]);
+    return Math.round(((state / 2 ** 32) * 2 - 1) * amplitude);
+  });
+  return pcmWav(shape, samples);
 }
 
 export async function coverPng(size = 1400): Promise<Buffer> {

@@ -10,7 +10,7 @@ import { type MediaKind, mediaPath } from '../../src/modules/media/media.storage
 import { automatedChecks, type Finding } from '../../src/modules/moderation/moderation.checks.ts';
 import { decodeWindow, readFlacStreamInfo } from '../../src/modules/moderation/moderation.flac.ts';
 import { findRelease, listReleaseTracks } from '../../src/modules/releases/releases.store.ts';
-import { MONO_22K, wavFile } from '../helpers/audio.ts';
+import { BitWriter, crc8, crc16, MONO_22K, pcmWav, riffChunk, wavFile } from '../helpers/audio.ts';
 import { givenRelease, givenTrack } from '../helpers/catalog.ts';
 import { buildHarness, givenLabel, type Harness } from '../helpers/harness.ts';
 
@@ -65,38 +65,10 @@ function toInteger(sample: number, bits: number): number {
   return Math.max(-scale, Math.min(scale - 1, Math.round(sample * scale))) || 0;
 }
 
-function riffChunk(id: string, body: Buffer): Buffer {
-  const header = Buffer.alloc(8);
-  header.write(id, 0, 'latin1');
-  header.writeUInt32LE(body.length, 4);
-  return Buffer.concat([header, body, Buffer.alloc(body.length % 2)]);
-}
-
 /** A PCM WAV of the same samples on both channels, with any extra chunks before `data`. */
 function stereoWav(samples: Float64Array, bitDepth: 8 | 16 = 16, extraChunks: Buffer[] = []): Buffer {
-  const bytes = bitDepth / 8;
-  const data = Buffer.alloc(samples.length * 2 * bytes);
-  samples.forEach((sample, i) => {
-    for (let channel = 0; channel < 2; channel++) {
-      const offset = (i * 2 + channel) * bytes;
-      if (bitDepth === 8) data.writeUInt8(toInteger(sample, 8) + 128, offset);
-      else data.writeInt16LE(toInteger(sample, 16), offset);
-    }
-  });
-  const fmt = Buffer.alloc(16);
-  fmt.writeUInt16LE(1, 0);
-  fmt.writeUInt16LE(2, 2);
-  fmt.writeUInt32LE(RATE, 4);
-  fmt.writeUInt32LE(RATE * 2 * bytes, 8);
-  fmt.writeUInt16LE(2 * bytes, 12);
-  fmt.writeUInt16LE(bitDepth, 14);
-  const body = Buffer.concat([
-    Buffer.from('WAVE', 'latin1'),
-    riffChunk('fmt ', fmt),
-    ...extraChunks,
-    riffChunk('data', data),
-  ]);
-  return Buffer.concat([riffChunk('RIFF', body).subarray(0, 8), body]);
+  const integers = Array.from(samples, (sample) => toInteger(sample, bitDepth));
+  return pcmWav({ sampleRate: RATE, channels: 2, bitDepth }, integers, extraChunks);
 }
 
 /** A RIFF INFO list naming the software that wrote the file, as converters leave it. */
@@ -105,53 +77,6 @@ function softwareTag(software: string): Buffer {
     'LIST',
     Buffer.concat([Buffer.from('INFO', 'latin1'), riffChunk('ISFT', Buffer.from(`${software}\0`, 'latin1'))]),
   );
-}
-
-class BitWriter {
-  private readonly bytes: number[] = [];
-  private current = 0;
-  private used = 0;
-
-  write(value: number, bits: number): void {
-    for (let bit = bits - 1; bit >= 0; bit--) {
-      this.current = (this.current << 1) | (Math.floor(value / 2 ** bit) & 1);
-      if (++this.used === 8) {
-        this.bytes.push(this.current);
-        this.current = 0;
-        this.used = 0;
-      }
-    }
-  }
-
-  writeSigned(value: number, bits: number): void {
-    this.write(value < 0 ? value + 2 ** bits : value, bits);
-  }
-
-  alignToByte(): void {
-    while (this.used !== 0) this.write(0, 1);
-  }
-
-  toBuffer(): Buffer {
-    return Buffer.from(this.bytes);
-  }
-}
-
-function crc8(bytes: Buffer): number {
-  let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let i = 0; i < 8; i++) crc = crc & 0x80 ? ((crc << 1) ^ 0x07) & 0xff : (crc << 1) & 0xff;
-  }
-  return crc;
-}
-
-function crc16(bytes: Buffer): number {
-  let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x8005) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
 }
 
 /** Rice-coded residuals, one partition, 5-bit parameter (coding method 1). */

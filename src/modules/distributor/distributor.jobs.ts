@@ -4,8 +4,8 @@ import type { Db } from '../../db/database.ts';
 import { ApiError } from '../../errors.ts';
 import { payloadId } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
+import { workspaceOwning } from '../labels/labels.service.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../platforms/platforms.catalog.ts';
-import { workspaceOfRelease } from '../releases/releases.service.ts';
 import { findReleaseForUpdate } from '../releases/releases.store.ts';
 import { applyPlatformReports, type PlatformReport, type ReportOrigin } from './distributor.reports.ts';
 import type { DspStage } from './distributor.stages.ts';
@@ -68,7 +68,7 @@ async function reportFromStages(
   const at = ctx.clock.now().toISOString();
   try {
     return await ctx.db.transaction().execute(async (trx: Db) => {
-      const workspace = await workspaceOfRelease(trx, releaseId);
+      const workspace = await workspaceOwning(trx, 'releases', releaseId);
       if (!workspace || !(await findReleaseForUpdate(trx, ctx.dialect, workspace.id, releaseId))) return null;
       const rows = await releaseStages(trx, workspace.id, releaseId);
       const reports = plan(new Map(rows.map((row) => [row.dsp, row.stage])));

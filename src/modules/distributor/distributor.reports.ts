@@ -4,6 +4,7 @@ import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import type { EventKind } from '../events/events.catalog.ts';
 import { publish } from '../events/events.service.ts';
+import { workspaceOwning } from '../labels/labels.service.ts';
 import {
   isPlatformKey,
   PLATFORMS,
@@ -12,7 +13,6 @@ import {
 } from '../platforms/platforms.catalog.ts';
 import { parseJson, presentEventRelease } from '../releases/releases.presenter.ts';
 import { DSP_STAGES } from '../releases/releases.schemas.ts';
-import { workspaceOfRelease } from '../releases/releases.service.ts';
 import {
   findReleaseForUpdate,
   findReleaseListRow,
@@ -97,7 +97,7 @@ async function loadInFlight(
   origin: ReportOrigin,
   field: string,
 ): Promise<ReleaseInFlight> {
-  const workspace = await workspaceOfRelease(trx, releaseId);
+  const workspace = await workspaceOwning(trx, 'releases', releaseId);
   if (!workspace) throw errors.invalid(field, `No release has id ${releaseId}`);
   if (workspace.sandbox !== (origin === 'sandbox')) {
     throw errors.conflict(`Release ${releaseId} is a sandbox release: the distributor never received it`, {

@@ -1,6 +1,7 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
-import type { Workspace } from '../../db/scope.ts';
+import type { Db } from '../../db/database.ts';
+import { type AddressedTable, ownerOf, type Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { slugify } from '../../lib/slug.ts';
 import { isLimitName, isPlanKey, type LimitName, PLAN_KEYS, type PlanKey } from '../plans/plans.catalog.ts';
@@ -165,6 +166,20 @@ export async function ensureSandboxWorkspace(ctx: AppContext, parent: LabelRow):
     parent_id: parent.id,
     created_at: isoNow(ctx.clock),
   });
+}
+
+/**
+ * The workspace of a row named by id alone (a release the distributor reports on, a request the
+ * operator answers); undefined when there is no such row.
+ */
+export async function workspaceOwning(
+  db: Db,
+  table: AddressedTable,
+  id: number,
+): Promise<Workspace | undefined> {
+  const ownerId = await ownerOf(db, table, id);
+  const label = ownerId === undefined ? undefined : await findLabel(db, ownerId);
+  return label && workspaceOfLabel(label);
 }
 
 /** The workspace a label row is: the label itself, or the sandbox of its parent. */

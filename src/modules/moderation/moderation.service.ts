@@ -7,8 +7,8 @@ import type { JobHandler } from '../../jobs/worker.ts';
 import { distributorFor } from '../distributor/distributor.adapter.ts';
 import type { EventKind } from '../events/events.catalog.ts';
 import { publish } from '../events/events.service.ts';
+import { workspaceOwning } from '../labels/labels.service.ts';
 import { presentEventRelease } from '../releases/releases.presenter.ts';
-import { workspaceOfRelease } from '../releases/releases.service.ts';
 import {
   findRelease,
   findReleaseForUpdate,
@@ -137,7 +137,7 @@ export async function decide(
   seenAt?: string,
 ): Promise<'decided' | 'changed'> {
   return ctx.db.transaction().execute(async (trx) => {
-    const workspace = await workspaceOfRelease(trx, releaseId);
+    const workspace = await workspaceOwning(trx, 'releases', releaseId);
     const release = workspace && (await findReleaseForUpdate(trx, ctx.dialect, workspace.id, releaseId));
     if (!workspace || !release) throw errors.notFound('Release');
     if (!waitsForModeration(release)) {
@@ -159,7 +159,7 @@ export function commentOf(findings: readonly Finding[]): string {
 
 /** A release waiting for moderation with its tracks, or null when it no longer waits. */
 async function waitingRelease(ctx: AppContext, releaseId: number) {
-  const workspace = await workspaceOfRelease(ctx.db, releaseId);
+  const workspace = await workspaceOwning(ctx.db, 'releases', releaseId);
   const release = workspace && (await findRelease(ctx.db, workspace.id, releaseId));
   if (!workspace || !release || !waitsForModeration(release)) return null;
   return { release, tracks: await listReleaseTracks(ctx.db, workspace.id, releaseId) };

@@ -11,8 +11,7 @@ import { isValidUpc } from '../../lib/gtin.ts';
 import { searchKey } from '../../lib/text.ts';
 import { findArtistRow } from '../artists/artists.store.ts';
 import type { Authenticated } from '../keys/keys.service.ts';
-import { workspaceOfLabel } from '../labels/labels.service.ts';
-import { findLabel, lockLabel } from '../labels/labels.store.ts';
+import { lockLabel } from '../labels/labels.store.ts';
 import { COUNTRIES, GENRES } from '../lookups/lookups.catalog.ts';
 import { removeUnusedMedia } from '../media/media.cleanup.ts';
 import { enforceLimit } from '../plans/plans.service.ts';
@@ -30,7 +29,6 @@ import {
   findRelease,
   findReleaseByUpc,
   findReleaseListRow,
-  findReleaseWorkspaceId,
   insertHistory,
   insertRelease,
   listDspStatuses,
@@ -47,16 +45,6 @@ export async function loadRelease(db: Db, workspace: Workspace, id: number): Pro
   const release = await findRelease(db, workspace.id, id);
   if (!release) throw errors.notFound('Release');
   return release;
-}
-
-/**
- * The workspace of a release named by id alone, as the distributor, the moderation queue and the
- * operator's commands name it; undefined when there is no such release.
- */
-export async function workspaceOfRelease(db: Db, releaseId: number): Promise<Workspace | undefined> {
-  const workspaceId = await findReleaseWorkspaceId(db, releaseId);
-  const label = workspaceId === undefined ? undefined : await findLabel(db, workspaceId);
-  return label && workspaceOfLabel(label);
 }
 
 /** 409 `conflict` unless the release is still a draft. */

@@ -16,20 +16,6 @@ export async function findRelease(db: Db, workspaceId: number, id: number): Prom
     .executeTakeFirst();
 }
 
-/**
- * The workspace a release belongs to. The distributor, the moderation queue and the operator's commands name releases by id alone,
- * across labels: this lookup is the one place that reads a release without a workspace, and everything after it
- * is scoped to the workspace it returns.
- */
-export async function findReleaseWorkspaceId(db: Db, releaseId: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('releases')
-    .select('label_id')
-    .where('id', '=', releaseId)
-    .executeTakeFirst();
-  return row?.label_id;
-}
-
 /** The release, held until the transaction ends (PostgreSQL; SQLite has one writer at a time). */
 export async function findReleaseForUpdate(
   db: Db,

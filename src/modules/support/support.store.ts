@@ -36,20 +36,6 @@ export async function findOpenRequestForRelease(
     .executeTakeFirst();
 }
 
-/**
- * The workspace a request belongs to. The operator names requests by id alone, across labels:
- * this lookup is the one place that reads a request without a workspace, and everything after it
- * is scoped to the workspace it returns.
- */
-export async function findRequestWorkspaceId(db: Db, requestId: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('support_requests')
-    .select('label_id')
-    .where('id', '=', requestId)
-    .executeTakeFirst();
-  return row?.label_id;
-}
-
 /** The request, held until the transaction ends (PostgreSQL), so two operators never answer it both. */
 export async function lockSupportRequest(
   db: Db,

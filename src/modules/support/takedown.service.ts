@@ -7,8 +7,7 @@ import { errors } from '../../errors.ts';
 import { distributorFor, type OutgoingRelease } from '../distributor/distributor.adapter.ts';
 import type { ReleaseStatus } from '../distributor/distributor.stages.ts';
 import { publish } from '../events/events.service.ts';
-import { workspaceOfLabel } from '../labels/labels.service.ts';
-import { findLabel } from '../labels/labels.store.ts';
+import { workspaceOwning } from '../labels/labels.service.ts';
 import {
   findReleaseForUpdate,
   findReleaseListRow,
@@ -24,7 +23,6 @@ import type {
 import {
   answerSupportRequest,
   findOpenRequestForRelease,
-  findRequestWorkspaceId,
   insertSupportRequest,
   lockSupportRequest,
   type SupportRequestRow,
@@ -148,10 +146,8 @@ export async function requestTakedown(
  * learns why there is nothing to approve.
  */
 async function ticketWorkspace(trx: Db, requestId: number): Promise<Workspace> {
-  const workspaceId = await findRequestWorkspaceId(trx, requestId);
-  const label = workspaceId === undefined ? undefined : await findLabel(trx, workspaceId);
-  if (!label) throw errors.notFound(`Support request ${requestId}`);
-  const workspace = workspaceOfLabel(label);
+  const workspace = await workspaceOwning(trx, 'support_requests', requestId);
+  if (!workspace) throw errors.notFound(`Support request ${requestId}`);
   if (workspace.sandbox) {
     throw errors.conflict(`Support request ${requestId} was made with a sandbox key: it is no ticket`);
   }
