@@ -28,6 +28,8 @@ import { platformsRoutes } from './modules/platforms/platforms.routes.ts';
 import { releasesRoutes } from './modules/releases/releases.routes.ts';
 import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { searchRoutes } from './modules/search/search.routes.ts';
+import { linkPagesRoutes } from './modules/smart-links/link-pages.routes.ts';
+import { smartLinksRoutes } from './modules/smart-links/smart-links.routes.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
 import { submissionRoutes } from './modules/submission/submission.routes.ts';
 import { takedownRoutes } from './modules/support/takedown.routes.ts';
@@ -97,11 +99,13 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
       await api.register(eventsRoutes(ctx));
       await api.register(webhooksRoutes(ctx));
       await api.register(takedownRoutes(ctx));
+      await api.register(smartLinksRoutes(ctx));
       await api.register(analyticsRoutes(ctx));
     },
     { prefix: '/api/v1' },
   );
   await app.register(mediaRoutes(ctx));
+  await app.register(linkPagesRoutes(ctx));
   await app.register(distributorRoutes(ctx));
   return app;
 }

@@ -6,6 +6,7 @@ import * as catalogCounts from './migrations/0004_catalog_counts.ts';
 import * as events from './migrations/0005_events.ts';
 import * as webhooks from './migrations/0006_webhooks.ts';
 import * as pipeline from './migrations/0007_pipeline.ts';
+import * as smartLinks from './migrations/0008_smart_links.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -21,6 +22,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0005_events', events],
   ['0006_webhooks', webhooks],
   ['0007_pipeline', pipeline],
+  ['0008_smart_links', smartLinks],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -254,6 +254,75 @@ export interface DistributorReportSignaturesTable {
   received_at: string;
 }
 
+export interface SmartLinksTable {
+  id: Generated<number>;
+  label_id: number;
+  /** Random, always with a capital letter, so it can never equal a slug (lowercase only). */
+  code: string;
+  slug: string | null;
+  title: string;
+  artist_name: string;
+  /** Title and artist name lowercased (`searchKey`), for `q`. */
+  search_key: string;
+  release_date: string;
+  release_id: number | null;
+  enabled: number;
+  /** `auto`, `light` or `dark`. */
+  theme: string;
+  accent: string | null;
+  cta_text: string | null;
+  hide_branding: number;
+  views: Generated<number>;
+  clicks: Generated<number>;
+  presaves: Generated<number>;
+  collecting_since: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SmartLinkTargetsTable {
+  id: Generated<number>;
+  link_id: number;
+  label_id: number;
+  position: number;
+  platform: string;
+  url: string;
+  clicks: Generated<number>;
+}
+
+/** Views and clicks of one link on one UTC day (`YYYY-MM-DD`). */
+export interface SmartLinkDaysTable {
+  link_id: number;
+  label_id: number;
+  day: string;
+  views: number;
+  clicks: number;
+}
+
+/**
+ * Views (clicks for `platform`) of one link on one UTC day by one value of a dimension: `source`,
+ * `device`, `language`, `hour` (`00`-`23`) or `platform`.
+ */
+export interface SmartLinkBreakdownsTable {
+  link_id: number;
+  label_id: number;
+  day: string;
+  dimension: string;
+  value: string;
+  count: number;
+}
+
+export interface SmartLinkPresavesTable {
+  id: Generated<number>;
+  link_id: number;
+  label_id: number;
+  /** HMAC of the normalized address: finds a repeat sign-up without decrypting anything. */
+  email_digest: string;
+  /** AES-256-GCM ciphertext of the address. */
+  email_sealed: string;
+  created_at: string;
+}
+
 export interface Database {
   labels: LabelsTable;
   api_keys: ApiKeysTable;
@@ -274,4 +343,9 @@ export interface Database {
   sequences: SequencesTable;
   support_requests: SupportRequestsTable;
   distributor_report_signatures: DistributorReportSignaturesTable;
+  smart_links: SmartLinksTable;
+  smart_link_targets: SmartLinkTargetsTable;
+  smart_link_days: SmartLinkDaysTable;
+  smart_link_breakdowns: SmartLinkBreakdownsTable;
+  smart_link_presaves: SmartLinkPresavesTable;
 }

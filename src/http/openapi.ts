@@ -87,7 +87,8 @@ export const openapiPlugin = fp(
           { name: 'tracks', description: 'Tracks with audio, lyrics and credits' },
           { name: 'search', description: 'Catalog-wide search and the CSV export' },
           { name: 'reports', description: 'Catalog health' },
-          { name: 'analytics', description: 'Summaries of releases and their platforms' },
+          { name: 'smart-links', description: 'Smart links: management, UPC lookup, statistics' },
+          { name: 'analytics', description: 'Label summary, link traffic, and one release at a glance' },
           { name: 'support', description: 'Takedown requests and messages to support' },
           { name: 'events', description: 'The polled event feed' },
           {

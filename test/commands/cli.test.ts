@@ -189,6 +189,7 @@ describe('labeldesk command line', { concurrency: true }, () => {
           '0005_events',
           '0006_webhooks',
           '0007_pipeline',
+          '0008_smart_links',
         ],
         dialect: TEST_DATABASE,
       });

@@ -1,12 +1,46 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
 import { authOf } from '../../http/request-context.ts';
-import { IdParams } from '../../http/schemas.ts';
-import { ReleaseAnalyticsBody } from './analytics.schemas.ts';
-import { releaseAnalytics } from './analytics.service.ts';
+import { IdParams, validated } from '../../http/schemas.ts';
+import { PeriodQuery, ReleaseAnalyticsBody, SummaryBody, TrafficBody } from './analytics.schemas.ts';
+import { labelSummary, labelTraffic, releaseAnalytics } from './analytics.service.ts';
 
 export function analyticsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
+    app.get(
+      '/analytics/summary',
+      {
+        config: { access: 'stats:read' },
+        schema: {
+          tags: ['analytics'],
+          operationId: 'getAnalyticsSummary',
+          summary:
+            "The label's releases by status and its smart links' views, clicks and pre-saves over a period",
+          querystring: PeriodQuery,
+          response: { 200: SummaryBody },
+        },
+      },
+      async (request) =>
+        labelSummary(ctx, authOf(request).workspace, validated(PeriodQuery, request.query).days ?? 30),
+    );
+
+    app.get(
+      '/analytics/traffic',
+      {
+        config: { access: 'stats:read' },
+        schema: {
+          tags: ['analytics'],
+          operationId: 'getAnalyticsTraffic',
+          summary:
+            "Where the label's smart-link views came from over a period: sources, devices, languages, hours",
+          querystring: PeriodQuery,
+          response: { 200: TrafficBody },
+        },
+      },
+      async (request) =>
+        labelTraffic(ctx, authOf(request).workspace, validated(PeriodQuery, request.query).days ?? 30),
+    );
+
     app.get(
       '/analytics/releases/:id',
       {
@@ -17,8 +51,7 @@ export function analyticsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'One release at a glance: status, platform stages, store links and smart links',
           description:
             '`platforms` counts the platforms that have reported a stage, by stage, and lists them. ' +
-            '`smart_links` sums the views and clicks of the smart links made for the release and lists them; ' +
-            'smart links are not available on this server yet, so it is `total: 0` with an empty `items` list.',
+            '`smart_links` sums the views and clicks of the smart links made for the release and lists them.',
           params: IdParams,
           response: { 200: ReleaseAnalyticsBody },
         },

@@ -58,7 +58,66 @@ export const ReleaseAnalyticsBody = Type.Object({
       items: Type.Array(ReleaseSmartLink),
     },
     {
-      description: 'Smart links made for the release, with their totals; none yet: smart links are not built',
+      description:
+        'Smart links made for the release (`release_id`), with their views and clicks since creation',
     },
   ),
+});
+
+export const PeriodQuery = Type.Object({
+  days: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 365,
+      default: 30,
+      description: 'The period: this many UTC days up to and including today',
+    }),
+  ),
+});
+
+const Percent = Type.Number({ minimum: 0, description: 'Clicks per 100 views, one decimal' });
+
+export const SummaryBody = Type.Object({
+  period_days: Type.Integer({ minimum: 1, maximum: 365 }),
+  releases: Type.Object({
+    total: Count,
+    by_status: countsOf(RELEASE_STATUSES),
+  }),
+  smart_links: Type.Object(
+    {
+      total: Type.Integer({ minimum: 0, description: 'Smart links of the label, enabled or not' }),
+      views: Count,
+      clicks: Count,
+      presaves: Count,
+      rate_percent: Percent,
+    },
+    { description: 'Views, clicks and pre-saves within the period' },
+  ),
+  daily: Type.Array(Type.Object({ date: CalendarDate, views: Count, clicks: Count }), {
+    description: 'Every day of the period, oldest first',
+  }),
+  top_links: Type.Array(
+    Type.Object({ id: Type.Integer(), title: Type.String(), views: Count, clicks: Count }),
+    { maxItems: 10, description: 'The ten links with the most views within the period' },
+  ),
+});
+
+export const TrafficBody = Type.Object({
+  period_days: Type.Integer({ minimum: 1, maximum: 365 }),
+  sources: Type.Array(Type.Object({ source: Type.String(), views: Count }), {
+    description: '`utm_source`, else the referrer host, else `direct`; most first',
+  }),
+  devices: Type.Array(Type.Object({ device: Type.String(), views: Count }), {
+    description: '`mobile`, `desktop`, `tablet` or `other`; most first',
+  }),
+  languages: Type.Array(Type.Object({ language: Type.String(), views: Count }), {
+    description: 'Primary Accept-Language tag (`unknown` without one); most first',
+  }),
+  hours_utc: Type.Array(Type.Object({ hour: Type.Integer({ minimum: 0, maximum: 23 }), views: Count }), {
+    description: 'All 24 hours of the day (UTC), summed over the period',
+  }),
+  top_links: Type.Array(Type.Object({ id: Type.Integer(), title: Type.String(), views: Count }), {
+    maxItems: 10,
+    description: 'The ten links with the most views within the period',
+  }),
 });

@@ -4,12 +4,10 @@ import { countFor, type LabelCount } from '../../db/scope.ts';
 import { artistCount } from '../artists/artists.store.ts';
 import { liveKeyCount } from '../keys/keys.store.ts';
 import { releaseCount } from '../releases/releases.store.ts';
+import { enabledSmartLinkCount } from '../smart-links/smart-links.store.ts';
 import { memberCount } from '../team/team.store.ts';
 import { webhookCount } from '../webhooks/webhooks.store.ts';
 import { USAGE_NAMES, type UsageName } from './plans.catalog.ts';
-
-/** Nothing of these kinds can be stored until their modules exist, so their use is zero. */
-const noneStoredYet: LabelCount = (eb) => eb.val(0);
 
 /**
  * How each limit's use is counted in one workspace: `/me` shows the label's own; a sandbox's
@@ -19,7 +17,7 @@ const USAGE_COUNTS: Record<UsageName, LabelCount> = {
   releases: releaseCount,
   artists: artistCount,
   members: memberCount,
-  links: noneStoredYet,
+  links: enabledSmartLinkCount,
   api_keys: liveKeyCount,
   webhooks: webhookCount,
 };

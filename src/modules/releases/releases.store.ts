@@ -236,3 +236,14 @@ export const releaseCount: LabelCount = (eb, labelId) =>
     .selectFrom('release_counts')
     .select((inner) => inner.fn.coalesce(inner.fn.sum<number | string>('n'), inner.val(0)).as('n'))
     .where(ownedBy('release_counts', labelId));
+
+/** How many of the workspace's releases are in each status (statuses with none are absent). */
+export async function releaseCountsByStatus(db: Db, workspaceId: number): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('releases')
+    .select(['status', (eb) => eb.fn.countAll().as('n')])
+    .where(ownedBy('releases', workspaceId))
+    .groupBy('status')
+    .execute();
+  return new Map(rows.map((row) => [row.status, Number(row.n)]));
+}

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, StringEnum } from '../../http/schemas.ts';
+import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
 import { RELEASE_STATUSES } from '../releases/releases.schemas.ts';
 
 /** Items listed per remark; the counts are exact. */
@@ -31,7 +31,7 @@ export const CatalogHealthBody = Type.Object({
       minimum: 0,
       description: 'Live releases whose store links are not indexed yet',
     }),
-    disabled_smart_links: Type.Integer({ minimum: 0, description: 'Always 0 until smart links exist' }),
+    disabled_smart_links: Type.Integer({ minimum: 0, description: 'Smart links disabled by DELETE' }),
   }),
   issues: Type.Object({
     releases_without_upc: listOf(ReleaseIssue, 'Releases without a UPC (drafts get one at submission)'),
@@ -62,9 +62,14 @@ export const CatalogHealthBody = Type.Object({
       'Releases with a platform in stage rejected',
     ),
     live_without_store_links: listOf(ReleaseIssue, 'Live releases without store links'),
-    disabled_smart_links: Type.Array(
-      Type.Object({ id: Type.Integer(), title: Type.String(), status: Type.String() }),
-      { maxItems: 0, description: 'Always empty until smart links exist' },
+    disabled_smart_links: listOf(
+      Type.Object({
+        id: Type.Integer(),
+        title: Type.String(),
+        status: Type.Literal('disabled'),
+        release_id: Nullable(Type.Integer()),
+      }),
+      'Disabled smart links: their pages answer 404',
     ),
   }),
 });

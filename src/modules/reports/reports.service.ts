@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
+import { disabledSmartLinks } from '../smart-links/smart-links.store.ts';
 import { type CatalogHealthBody, ISSUE_LIMIT } from './reports.schemas.ts';
 import {
   catalogCounts,
@@ -68,15 +69,12 @@ async function rejectionItems(ctx: AppContext, workspaceId: number, rows: readon
   }));
 }
 
-/**
- * GET /reports/catalog-health. Smart links do not exist yet, so `disabled_smart_links` is 0 with
- * an empty list.
- */
+/** GET /reports/catalog-health. */
 export async function catalogHealth(ctx: AppContext, workspace: Workspace): Promise<CatalogHealthView> {
   const now = ctx.clock.now();
   const staleBefore = monthBefore(now).toISOString();
   const id = workspace.id;
-  const [catalog, withoutUpc, stale, rejections, unlinked, tracksCount, tracks, withRemarks] =
+  const [catalog, withoutUpc, stale, rejections, unlinked, tracksCount, tracks, withRemarks, disabledLinks] =
     await Promise.all([
       catalogCounts(ctx.db, id),
       releaseIssue(ctx, id, 'releases_without_upc', staleBefore),
@@ -86,6 +84,7 @@ export async function catalogHealth(ctx: AppContext, workspace: Workspace): Prom
       countTracksWithoutIsrc(ctx.db, id),
       tracksWithoutIsrc(ctx.db, id, ISSUE_LIMIT),
       countReleasesWithRemarks(ctx.db, id, Object.values(releaseRemarks(id, staleBefore))),
+      disabledSmartLinks(ctx.db, id),
     ]);
   return {
     generated_at: now.toISOString(),
@@ -97,7 +96,7 @@ export async function catalogHealth(ctx: AppContext, workspace: Workspace): Prom
       stale_drafts: stale.count,
       dsp_rejections: rejections.count,
       live_without_store_links: unlinked.count,
-      disabled_smart_links: 0,
+      disabled_smart_links: disabledLinks.length,
     },
     issues: {
       releases_without_upc: withoutUpc.rows.map(releaseItem),
@@ -105,7 +104,9 @@ export async function catalogHealth(ctx: AppContext, workspace: Workspace): Prom
       stale_drafts: stale.rows.map((row) => ({ ...releaseItem(row), created_at: row.created_at })),
       dsp_rejections: await rejectionItems(ctx, id, rejections.rows),
       live_without_store_links: unlinked.rows.map(releaseItem),
-      disabled_smart_links: [],
+      disabled_smart_links: disabledLinks
+        .slice(0, ISSUE_LIMIT)
+        .map((link) => ({ ...link, status: 'disabled' as const })),
     },
   };
 }

@@ -1,0 +1,173 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, RouteShorthandOptions } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { AppContext } from '../../context.ts';
+import { validated } from '../../http/schemas.ts';
+import { type PresaveState, renderLinkPage, renderNotFoundPage } from './link-pages.render.ts';
+import {
+  linkPage,
+  openLink,
+  type PresaveOutcome,
+  recordClick,
+  recordView,
+  signUpForPresave,
+} from './link-pages.service.ts';
+import { describeVisit, isPersonVisit } from './link-pages.visitor.ts';
+
+const HTML = 'text/html; charset=utf-8';
+/** The form posts one short field; anything larger is not a sign-up. */
+const FORM_BODY_LIMIT = 2048;
+
+const Address = Type.String({
+  maxLength: 64,
+  description: "The link's code or slug",
+  examples: ['Kq7fM2x'],
+});
+const PageParams = Type.Object({ address: Address });
+const GoParams = Type.Object({
+  address: Address,
+  platform: Type.String({ maxLength: 40, examples: ['spotify'] }),
+});
+const PageQuery = Type.Object({
+  utm_source: Type.Optional(Type.String({ description: 'Counted as the source of the view' })),
+});
+const PresaveForm = Type.Object({ email: Type.String({ description: 'The fan’s e-mail address' }) });
+
+const HtmlPage = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: Type.String() } },
+});
+
+/** Where the pages live: the path of SHORT_LINK_BASE, and its host when that differs from the API's. */
+export function pageMount(config: Pick<Config, 'baseUrl' | 'shortLinkBase'>): {
+  prefix: string;
+  host: string | null;
+} {
+  const short = new URL(config.shortLinkBase);
+  const api = new URL(config.baseUrl);
+  return {
+    prefix: short.pathname.replace(/\/+$/, ''),
+    host: short.host === api.host ? null : short.host,
+  };
+}
+
+function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply.code(status).type(HTML).send(html);
+}
+
+function notFound(reply: FastifyReply): FastifyReply {
+  return sendPage(reply, 404, renderNotFoundPage());
+}
+
+const PRESAVE_ANSWERS: Readonly<
+  Record<PresaveOutcome, { status: number; state: (email: string) => PresaveState | null }>
+> = {
+  signed_up: { status: 200, state: () => ({ kind: 'done' }) },
+  repeat: { status: 200, state: () => ({ kind: 'done' }) },
+  closed: { status: 409, state: () => ({ kind: 'closed' }) },
+  invalid: { status: 400, state: () => null },
+};
+
+/**
+ * The public smart-link pages: no key, server-rendered, counted. A view is counted when a person
+ * opens the page (not a bot, a link preview, a prefetch or a HEAD request); a click is counted on
+ * the way through our redirect to the platform.
+ */
+export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const { prefix, host } = pageMount(ctx.config);
+  const constraints = host === null ? {} : { constraints: { host } };
+  const ownHosts = [new URL(ctx.config.shortLinkBase).hostname, new URL(ctx.config.baseUrl).hostname];
+  const options = (schema: RouteShorthandOptions['schema']): RouteShorthandOptions => ({
+    ...constraints,
+    schema,
+  });
+
+  return async (app) => {
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+    );
+
+    app.get(
+      `${prefix}/:address`,
+      options({
+        tags: ['smart-links'],
+        operationId: 'openSmartLinkPage',
+        summary: 'The public page of a smart link (HTML; served at SHORT_LINK_BASE)',
+        description:
+          'No key. Counts a view unless the visitor is a bot or link preview, the request is a prefetch or HEAD. `utm_source` names the source.',
+        params: PageParams,
+        querystring: PageQuery,
+        response: { 200: HtmlPage('The page'), 404: HtmlPage('No enabled link has this address') },
+      }),
+      async (request, reply) => {
+        const { address } = validated(PageParams, request.params);
+        const open = await openLink(ctx, address);
+        if (!open) return notFound(reply);
+        if (isPersonVisit(request.method, request.headers)) {
+          const { utm_source } = validated(PageQuery, request.query);
+          await recordView(ctx, open.link, describeVisit(request.headers, utm_source, ownHosts));
+        }
+        return sendPage(reply, 200, renderLinkPage(linkPage(ctx, open)));
+      },
+    );
+
+    app.get(
+      `${prefix}/:address/go/:platform`,
+      options({
+        tags: ['smart-links'],
+        operationId: 'followSmartLinkTarget',
+        summary: "A smart link's button: counts the click and redirects to the platform",
+        params: GoParams,
+        response: {
+          302: { description: 'To the target address (`Location`)' },
+          404: HtmlPage('No enabled link has this address, or it has no target on this platform'),
+        },
+      }),
+      async (request, reply) => {
+        const { address, platform } = validated(GoParams, request.params);
+        const open = await openLink(ctx, address);
+        const target = open?.targets.find((candidate) => candidate.platform === platform);
+        if (!open || !target) return notFound(reply);
+        if (isPersonVisit(request.method, request.headers)) await recordClick(ctx, open.link, target);
+        return reply.redirect(target.url, 302);
+      },
+    );
+
+    app.post(
+      `${prefix}/:address/presave`,
+      options({
+        tags: ['smart-links'],
+        operationId: 'presaveSmartLink',
+        summary: "The page's pre-save form (application/x-www-form-urlencoded `email`)",
+        description:
+          'Signs the address up for the release while the release date is in the future. The address is stored encrypted and is never sent in events; a repeat sign-up is not counted twice.',
+        params: PageParams,
+        body: PresaveForm,
+        response: {
+          200: HtmlPage('Signed up (or already signed up): the page with a confirmation'),
+          400: HtmlPage('Not an e-mail address: the page with the form and a message'),
+          404: HtmlPage('No enabled link has this address'),
+          409: HtmlPage('Pre-saves are closed: the release is out'),
+        },
+      }),
+      async (request, reply) => {
+        const { address } = validated(PageParams, request.params);
+        const { email } = validated(PresaveForm, request.body);
+        const open = await openLink(ctx, address);
+        if (!open) return notFound(reply);
+        const outcome = await signUpForPresave(ctx, open.link, email);
+        const answer = PRESAVE_ANSWERS[outcome];
+        const page = linkPage(ctx, open);
+        const state =
+          answer.state(email) ??
+          (page.presave.kind === 'form'
+            ? { ...page.presave, error: 'Please enter a valid e-mail address.', email }
+            : page.presave);
+        return sendPage(reply, answer.status, renderLinkPage({ ...page, presave: state }));
+      },
+    );
+  };
+}

@@ -1,0 +1,73 @@
+import type { AppContext } from '../../context.ts';
+import type { Workspace } from '../../db/scope.ts';
+import { daysBetween, utcDay } from '../../lib/dates.ts';
+import { isPlatformKey, PLATFORMS } from '../platforms/platforms.catalog.ts';
+import {
+  type BreakdownCount,
+  breakdownOfLink,
+  type DayCount,
+  type Dimension,
+  daysOfLink,
+} from './link-stats.store.ts';
+import type { LinkStatsView } from './smart-links.schemas.ts';
+import { loadSmartLink } from './smart-links.service.ts';
+
+/** `part` of `whole` in percent, one decimal; 0 when there is no whole. */
+export function percent(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10;
+}
+
+/** Counts per day over `days`, with 0 for a day that has none. */
+export function dailySeries(days: readonly string[], counts: readonly DayCount[]) {
+  const byDay = new Map(counts.map((count) => [count.day, count]));
+  return days.map((date) => ({
+    date,
+    views: byDay.get(date)?.views ?? 0,
+    clicks: byDay.get(date)?.clicks ?? 0,
+  }));
+}
+
+/** One dimension's values, most first (then by value, so equal counts keep one order). */
+export function ranked(
+  counts: readonly BreakdownCount[],
+  dimension: Dimension,
+): { value: string; count: number }[] {
+  return counts
+    .filter((count) => count.dimension === dimension)
+    .map(({ value, count }) => ({ value, count }))
+    .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
+}
+
+export function platformTitle(key: string): string {
+  return isPlatformKey(key) ? (PLATFORMS.find((platform) => platform.key === key)?.name ?? key) : key;
+}
+
+/** GET /smart-links/{id}/stats: totals from the link's own counters, breakdowns from the per-day ones. */
+export async function linkStats(ctx: AppContext, workspace: Workspace, id: number): Promise<LinkStatsView> {
+  const link = await loadSmartLink(ctx.db, workspace, id);
+  const [days, breakdown] = await Promise.all([
+    daysOfLink(ctx.db, link.id),
+    breakdownOfLink(ctx.db, link.id),
+  ]);
+  const views = Number(link.views);
+  const clicks = Number(link.clicks);
+  const platforms = ranked(breakdown, 'platform');
+  const platformClicks = platforms.reduce((sum, platform) => sum + platform.count, 0);
+  return {
+    totals: { views, clicks, rate_percent: percent(clicks, views), presaves: Number(link.presaves) },
+    collecting_since: link.collecting_since,
+    days: dailySeries(daysBetween(utcDay(new Date(link.collecting_since)), utcDay(ctx.clock.now())), days),
+    platforms: platforms.map(({ value, count }) => ({
+      platform: value,
+      title: platformTitle(value),
+      clicks: count,
+      share_percent: percent(count, platformClicks),
+    })),
+    sources: ranked(breakdown, 'source').map(({ value, count }) => ({ source: value, views: count })),
+    devices: ranked(breakdown, 'device').map(({ value, count }) => ({
+      device: value as LinkStatsView['devices'][number]['device'],
+      views: count,
+    })),
+    languages: ranked(breakdown, 'language').map(({ value, count }) => ({ language: value, views: count })),
+  };
+}

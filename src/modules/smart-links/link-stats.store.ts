@@ -1,0 +1,200 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { ownedBy } from '../../db/scope.ts';
+
+export const DIMENSIONS = ['source', 'device', 'language', 'hour', 'platform'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+export interface BreakdownCount {
+  dimension: Dimension;
+  value: string;
+  count: number;
+}
+
+/** What one or more visits on one UTC day add to a link's counters. */
+export interface CounterDelta {
+  day: string;
+  views: number;
+  clicks: number;
+  /** The target whose button was clicked (its own click count grows by `clicks`). */
+  targetId: number | null;
+  breakdown: readonly BreakdownCount[];
+}
+
+/** Adds to every counter of the link; call it in one transaction so the counters agree. */
+export async function addToCounters(
+  trx: Db,
+  link: { id: number; label_id: number },
+  delta: CounterDelta,
+): Promise<void> {
+  await trx
+    .updateTable('smart_links')
+    .set((eb) => ({ views: eb('views', '+', delta.views), clicks: eb('clicks', '+', delta.clicks) }))
+    .where('id', '=', link.id)
+    .execute();
+  if (delta.targetId !== null) {
+    await trx
+      .updateTable('smart_link_targets')
+      .set((eb) => ({ clicks: eb('clicks', '+', delta.clicks) }))
+      .where('id', '=', delta.targetId)
+      .execute();
+  }
+  await trx
+    .insertInto('smart_link_days')
+    .values({
+      link_id: link.id,
+      label_id: link.label_id,
+      day: delta.day,
+      views: delta.views,
+      clicks: delta.clicks,
+    })
+    .onConflict((oc) =>
+      oc.columns(['link_id', 'day']).doUpdateSet((eb) => ({
+        views: eb('smart_link_days.views', '+', eb.ref('excluded.views')),
+        clicks: eb('smart_link_days.clicks', '+', eb.ref('excluded.clicks')),
+      })),
+    )
+    .execute();
+  if (delta.breakdown.length === 0) return;
+  await trx
+    .insertInto('smart_link_breakdowns')
+    .values(
+      delta.breakdown.map((entry) => ({
+        link_id: link.id,
+        label_id: link.label_id,
+        day: delta.day,
+        dimension: entry.dimension,
+        value: entry.value,
+        count: entry.count,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['link_id', 'dimension', 'day', 'value']).doUpdateSet((eb) => ({
+        count: eb('smart_link_breakdowns.count', '+', eb.ref('excluded.count')),
+      })),
+    )
+    .execute();
+}
+
+export interface DayCount {
+  day: string;
+  views: number;
+  clicks: number;
+}
+
+const toDayCounts = (rows: { day: string; views: unknown; clicks: unknown }[]): DayCount[] =>
+  rows.map((row) => ({ day: row.day, views: Number(row.views), clicks: Number(row.clicks) }));
+
+const toBreakdown = (rows: { dimension: string; value: string; count: unknown }[]): BreakdownCount[] =>
+  rows.map((row) => ({ dimension: row.dimension as Dimension, value: row.value, count: Number(row.count) }));
+
+export async function daysOfLink(db: Db, linkId: number): Promise<DayCount[]> {
+  const rows = await db
+    .selectFrom('smart_link_days')
+    .select(['day', 'views', 'clicks'])
+    .where('link_id', '=', linkId)
+    .orderBy('day')
+    .execute();
+  return toDayCounts(rows);
+}
+
+export async function breakdownOfLink(db: Db, linkId: number): Promise<BreakdownCount[]> {
+  const rows = await db
+    .selectFrom('smart_link_breakdowns')
+    .select(['dimension', 'value', (eb) => eb.fn.sum<number>('count').as('count')])
+    .where('link_id', '=', linkId)
+    .groupBy(['dimension', 'value'])
+    .execute();
+  return toBreakdown(rows);
+}
+
+/** The workspace's views and clicks per day from `fromDay` on. */
+export async function daysOfLabel(db: Db, workspaceId: number, fromDay: string): Promise<DayCount[]> {
+  const rows = await db
+    .selectFrom('smart_link_days')
+    .select([
+      'day',
+      (eb) => eb.fn.sum<number>('views').as('views'),
+      (eb) => eb.fn.sum<number>('clicks').as('clicks'),
+    ])
+    .where(ownedBy('smart_link_days', workspaceId))
+    .where('day', '>=', fromDay)
+    .groupBy('day')
+    .orderBy('day')
+    .execute();
+  return toDayCounts(rows);
+}
+
+export async function breakdownOfLabel(
+  db: Db,
+  workspaceId: number,
+  dimensions: readonly Dimension[],
+  fromDay: string,
+): Promise<BreakdownCount[]> {
+  const rows = await db
+    .selectFrom('smart_link_breakdowns')
+    .select(['dimension', 'value', (eb) => eb.fn.sum<number>('count').as('count')])
+    .where(ownedBy('smart_link_breakdowns', workspaceId))
+    .where('dimension', 'in', [...dimensions])
+    .where('day', '>=', fromDay)
+    .groupBy(['dimension', 'value'])
+    .execute();
+  return toBreakdown(rows);
+}
+
+export interface LinkPeriodCount {
+  id: number;
+  title: string;
+  views: number;
+  clicks: number;
+}
+
+/** The workspace's links with the most views from `fromDay` on. */
+export async function topLinksOfLabel(
+  db: Db,
+  workspaceId: number,
+  fromDay: string,
+  limit: number,
+): Promise<LinkPeriodCount[]> {
+  const rows = await db
+    .selectFrom('smart_link_days')
+    .innerJoin('smart_links', 'smart_links.id', 'smart_link_days.link_id')
+    .select([
+      'smart_links.id',
+      'smart_links.title',
+      (eb) => eb.fn.sum<number>('smart_link_days.views').as('views'),
+      (eb) => eb.fn.sum<number>('smart_link_days.clicks').as('clicks'),
+    ])
+    .where(ownedBy('smart_link_days', workspaceId))
+    .where('smart_link_days.day', '>=', fromDay)
+    .groupBy(['smart_links.id', 'smart_links.title'])
+    .orderBy(sql`sum(smart_link_days.views)`, 'desc')
+    .orderBy('smart_links.id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    title: row.title,
+    views: Number(row.views),
+    clicks: Number(row.clicks),
+  }));
+}
+
+export async function presavesSince(db: Db, workspaceId: number, fromIso: string): Promise<number> {
+  const row = await db
+    .selectFrom('smart_link_presaves')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where(ownedBy('smart_link_presaves', workspaceId))
+    .where('created_at', '>=', fromIso)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function smartLinkTotalCount(db: Db, workspaceId: number): Promise<number> {
+  const row = await db
+    .selectFrom('smart_links')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where(ownedBy('smart_links', workspaceId))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,192 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { preparedQuery } from '../../db/prepared.ts';
+import type { SmartLinksTable, SmartLinkTargetsTable } from '../../db/schema.ts';
+import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import { keyContains } from '../../db/text-search.ts';
+
+export type SmartLinkRow = Selectable<SmartLinksTable>;
+export type TargetRow = Selectable<SmartLinkTargetsTable>;
+
+export interface SmartLinkFilter {
+  q?: string | undefined;
+  enabled?: boolean | undefined;
+  releaseId?: number | undefined;
+}
+
+export async function insertSmartLink(db: Db, row: Insertable<SmartLinksTable>): Promise<SmartLinkRow> {
+  return db.insertInto('smart_links').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findSmartLink(
+  db: Db,
+  workspaceId: number,
+  id: number,
+): Promise<SmartLinkRow | undefined> {
+  return db
+    .selectFrom('smart_links')
+    .selectAll()
+    .where(ownedBy('smart_links', workspaceId))
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function updateSmartLink(
+  db: Db,
+  workspaceId: number,
+  id: number,
+  changes: Updateable<SmartLinksTable>,
+): Promise<SmartLinkRow> {
+  return db
+    .updateTable('smart_links')
+    .set(changes)
+    .where(ownedBy('smart_links', workspaceId))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function listSmartLinks(
+  db: Db,
+  workspaceId: number,
+  filter: SmartLinkFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: SmartLinkRow[]; total: number }> {
+  let query = db.selectFrom('smart_links').where(ownedBy('smart_links', workspaceId));
+  if (filter.q !== undefined) query = query.where(keyContains('smart_links.search_key', filter.q));
+  if (filter.enabled !== undefined) query = query.where('enabled', '=', filter.enabled ? 1 : 0);
+  if (filter.releaseId !== undefined) query = query.where('release_id', '=', filter.releaseId);
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+  ]);
+  return { rows, total: Number(count?.n ?? 0) };
+}
+
+/** The targets of these links, each link's in its order. */
+export async function targetsOfLinks(db: Db, linkIds: readonly number[]): Promise<TargetRow[]> {
+  if (linkIds.length === 0) return [];
+  return db
+    .selectFrom('smart_link_targets')
+    .selectAll()
+    .where('link_id', 'in', [...linkIds])
+    .orderBy('link_id')
+    .orderBy('position')
+    .execute();
+}
+
+export async function insertTargets(db: Db, rows: Insertable<SmartLinkTargetsTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('smart_link_targets').values(rows).execute();
+}
+
+export async function deleteTargets(db: Db, linkId: number, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .deleteFrom('smart_link_targets')
+    .where('link_id', '=', linkId)
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+export async function updateTarget(
+  db: Db,
+  id: number,
+  changes: { position: number; url: string },
+): Promise<void> {
+  await db.updateTable('smart_link_targets').set(changes).where('id', '=', id).execute();
+}
+
+/** Links of one release, for its analytics summary. */
+export async function smartLinksOfRelease(db: Db, workspaceId: number, releaseId: number) {
+  return db
+    .selectFrom('smart_links')
+    .selectAll()
+    .where(ownedBy('smart_links', workspaceId))
+    .where('release_id', '=', releaseId)
+    .orderBy('id')
+    .execute();
+}
+
+/** Disabled links, for the catalog health report. */
+export async function disabledSmartLinks(db: Db, workspaceId: number) {
+  return db
+    .selectFrom('smart_links')
+    .select(['id', 'title', 'release_id'])
+    .where(ownedBy('smart_links', workspaceId))
+    .where('enabled', '=', 0)
+    .orderBy('id')
+    .execute();
+}
+
+/** Links that count toward the plan's limit: the enabled ones (a disabled link gives its place back). */
+export const enabledSmartLinkCount: LabelCount = (eb, labelId) =>
+  eb
+    .selectFrom('smart_links')
+    .select((inner) => inner.fn.countAll().as('n'))
+    .where(ownedBy('smart_links', labelId))
+    .where('enabled', '=', 1);
+
+export async function codeTaken(db: Db, code: string): Promise<boolean> {
+  const row = await db.selectFrom('smart_links').select('id').where('code', '=', code).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function slugTaken(db: Db, slug: string, exceptId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('smart_links')
+    .select('id')
+    .where('slug', '=', slug)
+    .where('id', '!=', exceptId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export type PublicLinkRow = SmartLinkRow & { cover_hash: string | null; cover_format: string | null };
+
+/** An enabled link by its address (a code, or a slug in any case), with its release's cover. */
+const selectEnabledLinkByAddress = preparedQuery((db: Db, code: string, slug: string) =>
+  db
+    .selectFrom('smart_links')
+    .leftJoin('releases', 'releases.id', 'smart_links.release_id')
+    .selectAll('smart_links')
+    .select(['releases.cover_hash', 'releases.cover_format'])
+    .where((eb) => eb.or([eb('smart_links.code', '=', code), eb('smart_links.slug', '=', slug)]))
+    .where('smart_links.enabled', '=', 1),
+);
+
+export async function findEnabledLinkByAddress(db: Db, address: string): Promise<PublicLinkRow | undefined> {
+  const [row] = await selectEnabledLinkByAddress(db, address, address.toLowerCase());
+  return row;
+}
+
+const selectTargetsOfLink = preparedQuery((db: Db, linkId: number) =>
+  db.selectFrom('smart_link_targets').selectAll().where('link_id', '=', linkId).orderBy('position'),
+);
+
+export function targetsOfLink(db: Db, linkId: number): Promise<TargetRow[]> {
+  return selectTargetsOfLink(db, linkId);
+}
+
+/** Records a sign-up; false when this address had already signed up for the link. */
+export async function insertPresave(
+  db: Db,
+  row: { link_id: number; label_id: number; email_digest: string; email_sealed: string; created_at: string },
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('smart_link_presaves')
+    .values(row)
+    .onConflict((oc) => oc.columns(['link_id', 'email_digest']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export async function countPresave(db: Db, linkId: number): Promise<SmartLinkRow> {
+  return db
+    .updateTable('smart_links')
+    .set((eb) => ({ presaves: eb('presaves', '+', 1) }))
+    .where('id', '=', linkId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
