@@ -57,7 +57,7 @@ test('routes for any key accept every scope set', async (t) => {
   }
 });
 
-test('on Start a granted scope outside reading is 403 plan_required; a plan change applies on the next request', async (t) => {
+test('on Start a granted scope outside reading and links is 403 plan_required; a plan change applies on the next request', async (t) => {
   const h = await buildHarness(t);
   const { label, key } = await givenCaller(h, { plan: 'start', scopes: ['all'] });
   const denied = await call(h, 'GET', '/api/v1/team', { key });
@@ -69,7 +69,7 @@ test('on Start a granted scope outside reading is 403 plan_required; a plan chan
     required_scope: 'team:read',
   });
   const me = json(await call(h, 'GET', '/api/v1/me', { key })) as { key: { scopes: string[] } };
-  assert.deepEqual(me.key.scopes, ['catalog:read', 'stats:read', 'links:read']);
+  assert.deepEqual(me.key.scopes, ['catalog:read', 'stats:read', 'links:read', 'links:write']);
 
   await updateLabel(h.ctx, label.id, { plan: 'label' });
   assert.equal((await call(h, 'GET', '/api/v1/team', { key })).statusCode, 200);

@@ -189,7 +189,7 @@ test('GET /plans needs no key and lists the four plans with prices, limits and f
       sla: false,
       personal_manager: false,
     },
-    scopes: ['catalog:read', 'stats:read', 'links:read'],
+    scopes: ['catalog:read', 'stats:read', 'links:read', 'links:write'],
   });
   assert.deepEqual((body.plans[3] as { scopes?: string[] }).scopes, ALL_SCOPES);
 });

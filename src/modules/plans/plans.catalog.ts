@@ -58,7 +58,11 @@ export interface Plan {
   readonly scopes: readonly Scope[];
 }
 
-const READ_ONLY_SCOPES: readonly Scope[] = ['catalog:read', 'stats:read', 'links:read'];
+/**
+ * Start: "API for reading catalog, links and statistics", and 50 smart links. The contract limits
+ * Start's links and refuses it only their appearance, so its keys manage links too.
+ */
+const START_SCOPES: readonly Scope[] = ['catalog:read', 'stats:read', 'links:read', 'links:write'];
 
 const featuresFrom = (enabled: readonly FeatureName[]): Record<FeatureName, boolean> =>
   Object.fromEntries(FEATURE_NAMES.map((name) => [name, enabled.includes(name)])) as Record<
@@ -84,7 +88,7 @@ export const PLANS: Readonly<Record<PlanKey, Plan>> = {
     commission_rate: 0.25,
     limits: { releases: 100, artists: null, members: 2, links: 50, api_keys: 1, webhooks: 0, rate: 60 },
     features: featuresFrom([]),
-    scopes: READ_ONLY_SCOPES,
+    scopes: START_SCOPES,
   },
   label: {
     key: 'label',
