@@ -558,7 +558,7 @@ describe('labeldesk command line', { concurrency: true }, () => {
             usage: { releases: 0, artists: 0, members: 0, links: 0, api_keys: 1, webhooks: 0 },
             features: PLANS.start.features,
           },
-          scopes: ['catalog:read', 'stats:read', 'links:read'],
+          scopes: ['catalog:read', 'stats:read', 'links:read', 'links:write'],
           rate_limit: { per_minute: 1000 },
         },
       );

@@ -165,6 +165,7 @@ test('every operation has an id, a summary, its security and scope, and its erro
     'GET /l/{address}': { scope: null, errors: [] },
     'GET /l/{address}/go/{platform}': { scope: null, errors: [] },
     'POST /l/{address}/presave': { scope: null, errors: [] },
+    'GET /l/{address}/presave': { scope: null, errors: [] },
     'GET /api/v1/webhooks/events': { scope: 'any_key', errors: ['401', '429'] },
     'GET /api/v1/webhooks': { scope: 'webhooks:manage', errors: ['401', '403', '429'] },
     'POST /api/v1/webhooks': { scope: 'webhooks:manage', errors: ['400', '401', '403', '429'] },

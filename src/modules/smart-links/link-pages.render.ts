@@ -50,14 +50,15 @@ function safeUrl(url: string): string {
 }
 
 // Light is the base; the dark palette is declared once and applied by class or by media query.
-const DARK_VARS = '--bg:#0e0e12;--card:#1a1a21;--text:#f2f2f5;--muted:#a0a0ad;--line:#2e2e38;--error:#ff8a80';
+const DARK_VARS =
+  '--bg:#0e0e12;--card:#1a1a21;--text:#f2f2f5;--muted:#a0a0ad;--line:#2e2e38;--field:#6a6a76;--shadow:0 0 0 1px #2e2e38;--error:#ff8a80';
 
-const BASE_CSS = `:root{--bg:#f3f3f6;--card:#fff;--text:#141418;--muted:#60606c;--line:#e2e2e8;--error:#c5221f}
+const BASE_CSS = `:root{--bg:#f3f3f6;--card:#fff;--text:#141418;--muted:#60606c;--line:#e2e2e8;--field:#8e8e99;--shadow:0 8px 30px rgba(0,0,0,.08);--error:#c5221f}
 html.theme-dark{${DARK_VARS}}
 @media (prefers-color-scheme:dark){html.theme-auto{${DARK_VARS}}}
 *{box-sizing:border-box}
 body{margin:0;min-height:100vh;background:var(--bg);color:var(--text);font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;display:flex;flex-direction:column;align-items:center;padding:24px 16px}
-main{width:100%;max-width:420px;background:var(--card);border-radius:20px;padding:24px 20px;box-shadow:0 8px 30px rgba(0,0,0,.08);text-align:center}
+main{width:100%;max-width:420px;background:var(--card);border-radius:20px;padding:24px 20px;box-shadow:var(--shadow);text-align:center}
 h1{font-size:1.5rem;line-height:1.2;margin:0 0 4px;overflow-wrap:anywhere}
 p{margin:0;color:var(--muted)}
 footer{margin-top:20px;font-size:.8rem;color:var(--muted)}`;
@@ -74,7 +75,7 @@ h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.08em;color:var(--mut
 .cta{font-size:.85rem;font-weight:500}
 .presave{margin-top:24px;padding-top:20px;border-top:1px solid var(--line)}
 form{display:flex;flex-direction:column;gap:10px;margin-top:12px}
-input{min-height:48px;padding:0 14px;border:1px solid var(--line);border-radius:12px;background:var(--bg);color:var(--text);font:inherit}
+input{min-height:48px;padding:0 14px;border:1px solid var(--field);border-radius:12px;background:var(--bg);color:var(--text);font:inherit}
 button{justify-content:center;width:100%}
 .error{color:var(--error);font-size:.9rem}
 .done{color:var(--text);font-weight:600}`;

@@ -14,6 +14,7 @@ import {
   signUpForPresave,
 } from './link-pages.service.ts';
 import { describeVisit, isPersonVisit } from './link-pages.visitor.ts';
+import { smartLinkUrl } from './smart-links.service.ts';
 
 const HTML = 'text/html; charset=utf-8';
 /** The form posts one short field; anything larger is not a sign-up. */
@@ -32,7 +33,9 @@ const GoParams = Type.Object({
 const PageQuery = Type.Object({
   utm_source: Type.Optional(Type.String({ description: 'Counted as the source of the view' })),
 });
-const PresaveForm = Type.Object({ email: Type.String({ description: 'The fan’s e-mail address' }) });
+const PresaveForm = Type.Object({
+  email: Type.Optional(Type.String({ description: 'The fan’s e-mail address' })),
+});
 
 const HtmlPage = (description: string) => ({
   description,
@@ -136,6 +139,26 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
     );
 
+    app.get(
+      `${prefix}/:address/presave`,
+      options({
+        tags: ['smart-links'],
+        operationId: 'openSmartLinkPresaveAddress',
+        summary: "The pre-save form's address opened directly (a reload or a shared address): to the page",
+        params: PageParams,
+        response: {
+          302: { description: 'To the page (`Location`)' },
+          404: HtmlPage('No enabled link has this address'),
+        },
+      }),
+      async (request, reply) => {
+        const { address } = validated(PageParams, request.params);
+        const open = await openLink(ctx, address);
+        if (!open) return notFound(reply);
+        return reply.redirect(smartLinkUrl(ctx.config, open.link), 302);
+      },
+    );
+
     app.post(
       `${prefix}/:address/presave`,
       options({
@@ -155,7 +178,7 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       }),
       async (request, reply) => {
         const { address } = validated(PageParams, request.params);
-        const { email } = validated(PresaveForm, request.body);
+        const email = validated(PresaveForm, request.body).email ?? '';
         const open = await openLink(ctx, address);
         if (!open) return notFound(reply);
         const outcome = await signUpForPresave(ctx, open.link, email);

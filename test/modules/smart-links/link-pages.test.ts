@@ -409,3 +409,22 @@ test('GET /analytics/summary and /analytics/traffic: the period in days (default
   assert.deepEqual(empty.smart_links, { total: 0, views: 0, clicks: 0, presaves: 0, rate_percent: 0 });
   assert.deepEqual(empty.top_links, []);
 });
+
+test("the pre-save address opened directly leads to the page; a form without an address gets the page's message", async (t) => {
+  const h = await buildHarness(t);
+  const { key } = await givenCaller(h);
+  const link = await givenLink(h, key, { release_date: '2026-04-10' });
+  const reload = await open(h, `/l/${link.code}/presave`);
+  assert.equal(reload.statusCode, 302);
+  assert.equal(reload.headers.location, link.url);
+  assert.equal((await open(h, '/l/Nothing1/presave')).statusCode, 404);
+
+  const empty = await call(h, 'POST', `/l/${link.code}/presave`, {
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: '',
+  });
+  assert.equal(empty.statusCode, 400);
+  assert.match(String(empty.headers['content-type']), /^text\/html/);
+  assert.ok(empty.body.includes('role="alert"'));
+  assert.equal((await stats(h, key, link.id)).totals.presaves, 0);
+});
