@@ -7,6 +7,7 @@ import {
   RELEASE_STATUSES,
   REVIEW_STATUSES,
 } from '../releases/releases.schemas.ts';
+import { DEVICES } from '../smart-links/link-pages.visitor.ts';
 
 const Count = Type.Integer({ minimum: 0 });
 
@@ -107,7 +108,7 @@ export const TrafficBody = Type.Object({
   sources: Type.Array(Type.Object({ source: Type.String(), views: Count }), {
     description: '`utm_source`, else the referrer host, else `direct`; most first',
   }),
-  devices: Type.Array(Type.Object({ device: Type.String(), views: Count }), {
+  devices: Type.Array(Type.Object({ device: StringEnum(DEVICES), views: Count }), {
     description: '`mobile`, `desktop`, `tablet` or `other`; most first',
   }),
   languages: Type.Array(Type.Object({ language: Type.String(), views: Count }), {

@@ -7,6 +7,7 @@ import { parseJson, presentDspStatuses } from '../releases/releases.presenter.ts
 import { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
 import { loadRelease } from '../releases/releases.service.ts';
 import { listDspStatuses, releaseCountsByStatus } from '../releases/releases.store.ts';
+import type { Device } from '../smart-links/link-pages.visitor.ts';
 import { dailySeries, percent, ranked } from '../smart-links/link-stats.service.ts';
 import {
   breakdownOfLabel,
@@ -138,7 +139,10 @@ export async function labelTraffic(
   return {
     period_days: days,
     sources: ranked(breakdown, 'source').map(({ value, count }) => ({ source: value, views: count })),
-    devices: ranked(breakdown, 'device').map(({ value, count }) => ({ device: value, views: count })),
+    devices: ranked(breakdown, 'device').map(({ value, count }) => ({
+      device: value as Device,
+      views: count,
+    })),
     languages: ranked(breakdown, 'language').map(({ value, count }) => ({ language: value, views: count })),
     hours_utc: Array.from({ length: 24 }, (_, hour) => ({ hour, views: hours.get(hour) ?? 0 })),
     top_links: top.map(({ id, title, views }) => ({ id, title, views })),

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
+import { httpUrl } from '../../http/fields.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { searchKey } from '../../lib/text.ts';
 import type { ReleaseListView } from '../releases/releases.presenter.ts';
@@ -42,17 +43,8 @@ function checkName(value: string): { name: string; name_key: string } {
 /** A store address: an absolute http(s) URL; null clears it. */
 function checkStoreUrl(field: string, value: string | null): string | null {
   if (value === null) return null;
-  const text = value.trim();
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw errors.invalid(field, `${field} must be an http(s) address`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw errors.invalid(field, `${field} must be an http(s) address`);
-  }
-  return text;
+  httpUrl(field, value);
+  return value.trim();
 }
 
 function nameTaken(artistId: number) {

@@ -7,8 +7,8 @@ import { publish } from '../events/events.service.ts';
 import { workspaceOwning } from '../labels/labels.service.ts';
 import {
   isPlatformKey,
-  PLATFORMS,
   type PlatformKey,
+  platformName,
   platformSearchUrl,
 } from '../platforms/platforms.catalog.ts';
 import { parseJson, presentEventRelease } from '../releases/releases.presenter.ts';
@@ -125,7 +125,7 @@ async function loadInFlight(
 }
 
 const STATUS_COMMENTS: Partial<Record<ReleaseStatus, (dsp: PlatformKey) => string>> = {
-  live: (dsp) => `Live on ${PLATFORMS.find((platform) => platform.key === dsp)?.name ?? dsp}`,
+  live: (dsp) => `Live on ${platformName(dsp)}`,
   failed: () => 'Every platform rejected the release or failed to deliver it',
   takedown: () => 'Taken down from every platform',
   submitted: () => 'Back on its way to the platforms',

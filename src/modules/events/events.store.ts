@@ -1,8 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { dialectOf, forKeyShare } from '../../db/portable.ts';
+import { dialectOf } from '../../db/portable.ts';
 import type { EventsTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
+import { shareLockLabel } from '../labels/labels.store.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
@@ -14,10 +15,7 @@ export type EventRow = Selectable<EventsTable>;
 export async function lockEventSequence(db: Db, workspaceId: number): Promise<void> {
   // The event row's foreign key would lock the label row after the sequence; a transaction that
   // holds the label row (lockLabel) and then publishes would wait on us as we wait on it.
-  await forKeyShare(
-    db.selectFrom('labels').select('id').where('id', '=', workspaceId),
-    dialectOf(db),
-  )?.execute();
+  await shareLockLabel(db, dialectOf(db), workspaceId);
   await db
     .updateTable('service_marks')
     .set((eb) => ({ at: eb.ref('at') }))

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { type Dialect, forUpdate } from '../../db/portable.ts';
+import { type Dialect, forKeyShare, forUpdate } from '../../db/portable.ts';
 import type { LabelsTable } from '../../db/schema.ts';
 
 export type LabelRow = Selectable<LabelsTable>;
@@ -41,6 +41,14 @@ export async function updateLabelRow(db: Db, id: number, patch: Updateable<Label
 }
 
 /** Holds the label's row for the transaction, so that limit checks of one label run one at a time. */
+/**
+ * The lock a foreign key to the label row takes (PostgreSQL's FOR KEY SHARE), taken up front by a
+ * transaction that will publish an event, so it holds the label before any row of the label's.
+ */
+export async function shareLockLabel(db: Db, dialect: Dialect, id: number): Promise<void> {
+  await forKeyShare(db.selectFrom('labels').select('id').where('id', '=', id), dialect)?.execute();
+}
+
 export async function lockLabel(db: Db, dialect: Dialect, id: number): Promise<void> {
   await forUpdate(db.selectFrom('labels').select('id').where('id', '=', id), dialect).execute();
 }

@@ -26,8 +26,16 @@ export function isPlatformKey(key: string): key is PlatformKey {
   return (PLATFORM_KEYS as readonly string[]).includes(key);
 }
 
+function platformOf(key: string) {
+  return PLATFORMS.find((candidate) => candidate.key === key);
+}
+
+/** The platform's display name ("Apple Music"); the key itself for a key no longer in the list. */
+export function platformName(key: string): string {
+  return platformOf(key)?.name ?? key;
+}
+
 /** The platform's search page for `query` (a UPC finds the release on every one of them). */
 export function platformSearchUrl(key: PlatformKey, query: string): string {
-  const platform = PLATFORMS.find((candidate) => candidate.key === key);
-  return `${platform?.search ?? ''}${encodeURIComponent(query)}`;
+  return `${platformOf(key)?.search ?? ''}${encodeURIComponent(query)}`;
 }

@@ -5,8 +5,8 @@ import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
+import { calendarDate, requireText } from '../../http/fields.ts';
 import type { PageRequest } from '../../http/pagination.ts';
-import { isCalendarDate } from '../../lib/dates.ts';
 import { isValidUpc } from '../../lib/gtin.ts';
 import { searchKey } from '../../lib/text.ts';
 import { findArtistRow } from '../artists/artists.store.ts';
@@ -109,22 +109,11 @@ export async function releasePage(
   return { releases: rows.map((row) => presentReleaseListItem(row, workspace, ctx.config.baseUrl)), total };
 }
 
-function requireText(field: string, value: string): string {
-  const text = value.trim();
-  if (!text) throw errors.invalid(field, `${field} must not be empty`);
-  return text;
-}
-
 function checkGenre(genre: string): string {
   if (!(GENRES as readonly string[]).includes(genre)) {
     throw errors.invalid('genre', 'genre must be one of the names listed by GET /api/v1/lookups/genres');
   }
   return genre;
-}
-
-function checkDate(field: string, value: string): string {
-  if (!isCalendarDate(value)) throw errors.invalid(field, `${field} must be a calendar date YYYY-MM-DD`);
-  return value;
 }
 
 function checkUpc(value: string | null): string | null {
@@ -205,11 +194,11 @@ export async function createRelease(
     title_key: searchKey(title),
     version: body.version?.trim() || null,
     genre: checkGenre(body.genre),
-    release_date: checkDate('release_date', body.release_date),
+    release_date: calendarDate('release_date', body.release_date),
     original_release_date:
       body.original_release_date == null
         ? null
-        : checkDate('original_release_date', body.original_release_date),
+        : calendarDate('original_release_date', body.original_release_date),
     upc: checkUpc(body.upc ?? null),
     territories: checkTerritories(body.territories ?? 'worldwide'),
     featured_artists: checkFeatured(body.featured_artists ?? []),
@@ -269,12 +258,12 @@ function releaseChanges(body: Static<typeof PatchReleaseBody>): Partial<ReleaseR
   }
   if (body.version !== undefined) changes.version = body.version?.trim() || null;
   if (body.genre !== undefined) changes.genre = checkGenre(body.genre);
-  if (body.release_date !== undefined) changes.release_date = checkDate('release_date', body.release_date);
+  if (body.release_date !== undefined) changes.release_date = calendarDate('release_date', body.release_date);
   if (body.original_release_date !== undefined) {
     changes.original_release_date =
       body.original_release_date === null
         ? null
-        : checkDate('original_release_date', body.original_release_date);
+        : calendarDate('original_release_date', body.original_release_date);
   }
   if (body.upc !== undefined) changes.upc = checkUpc(body.upc);
   if (body.territories !== undefined) changes.territories = checkTerritories(body.territories);

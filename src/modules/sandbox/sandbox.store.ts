@@ -269,6 +269,7 @@ export async function sandboxFiles(db: Db, sandboxId: number) {
 
 export async function dropSandboxCatalog(db: Db, sandboxId: number): Promise<void> {
   await db.deleteFrom('support_requests').where(ownedBy('support_requests', sandboxId)).execute();
+  await db.deleteFrom('smart_links').where(ownedBy('smart_links', sandboxId)).execute();
   await db.deleteFrom('releases').where(ownedBy('releases', sandboxId)).execute();
   await db.deleteFrom('artists').where(ownedBy('artists', sandboxId)).execute();
 }

@@ -1,4 +1,4 @@
-export type Theme = 'auto' | 'light' | 'dark';
+import type { Theme } from './smart-links.schemas.ts';
 
 export interface PageButton {
   platform: string;
@@ -164,8 +164,6 @@ function shareTags(page: LinkPage, description: string): string {
     meta('property', 'og:description', description),
     meta('property', 'og:url', safeUrl(page.page_url)),
     meta('name', 'twitter:card', cover === null ? 'summary' : 'summary_large_image'),
-    meta('name', 'twitter:title', `${page.title} – ${page.artist_name}`),
-    meta('name', 'twitter:description', description),
   ];
   if (cover !== null) {
     tags.push(meta('property', 'og:image', cover), meta('name', 'twitter:image', cover));

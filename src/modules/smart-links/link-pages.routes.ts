@@ -20,18 +20,15 @@ const HTML = 'text/html; charset=utf-8';
 /** The form posts one short field; anything larger is not a sign-up. */
 const FORM_BODY_LIMIT = 2048;
 
-const Address = Type.String({
-  maxLength: 64,
-  description: "The link's code or slug",
-  examples: ['Kq7fM2x'],
-});
+const Address = Type.String({ description: "The link's code or slug", examples: ['Kq7fM2x'] });
+/** What a code or a slug can be; anything else is no link's address (and never reaches the database). */
+const ADDRESS = /^[A-Za-z0-9-]{3,64}$/;
+/** Sign-ups one client address may send a minute: each one publishes an event. */
+const PRESAVES_PER_ADDRESS_PER_MINUTE = 10;
 const PageParams = Type.Object({ address: Address });
 const GoParams = Type.Object({
   address: Address,
   platform: Type.String({ maxLength: 40, examples: ['spotify'] }),
-});
-const PageQuery = Type.Object({
-  utm_source: Type.Optional(Type.String({ description: 'Counted as the source of the view' })),
 });
 const PresaveForm = Type.Object({
   email: Type.Optional(Type.String({ description: 'The fan’s e-mail address' })),
@@ -63,6 +60,18 @@ function notFound(reply: FastifyReply): FastifyReply {
   return sendPage(reply, 404, renderNotFoundPage());
 }
 
+/** The link at a page address, or null for an address no link can have. */
+function openAddress(ctx: AppContext, address: string) {
+  return ADDRESS.test(address) ? openLink(ctx, address) : Promise.resolve(null);
+}
+
+/** `utm_source` as sent once (a repeated parameter counts by its first value). */
+function utmSource(query: unknown): string | undefined {
+  const value = (query as Record<string, unknown> | undefined)?.utm_source;
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
+}
+
 const PRESAVE_ANSWERS: Readonly<
   Record<PresaveOutcome, { status: number; state: (email: string) => PresaveState | null }>
 > = {
@@ -81,10 +90,10 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const { prefix, host } = pageMount(ctx.config);
   const constraints = host === null ? {} : { constraints: { host } };
   const ownHosts = [new URL(ctx.config.shortLinkBase).hostname, new URL(ctx.config.baseUrl).hostname];
-  const options = (schema: RouteShorthandOptions['schema']): RouteShorthandOptions => ({
-    ...constraints,
-    schema,
-  });
+  const options = (
+    schema: RouteShorthandOptions['schema'],
+    config: RouteShorthandOptions['config'] = {},
+  ): RouteShorthandOptions => ({ ...constraints, schema, config });
 
   return async (app) => {
     app.addContentTypeParser(
@@ -100,18 +109,20 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         operationId: 'openSmartLinkPage',
         summary: 'The public page of a smart link (HTML; served at SHORT_LINK_BASE)',
         description:
-          'No key. Counts a view unless the visitor is a bot or link preview, the request is a prefetch or HEAD. `utm_source` names the source.',
+          'No key. Counts a view unless the visitor is a bot or link preview, the request is a prefetch or HEAD. The query parameter `utm_source` names the source; other parameters are ignored.',
         params: PageParams,
-        querystring: PageQuery,
         response: { 200: HtmlPage('The page'), 404: HtmlPage('No enabled link has this address') },
       }),
       async (request, reply) => {
         const { address } = validated(PageParams, request.params);
-        const open = await openLink(ctx, address);
+        const open = await openAddress(ctx, address);
         if (!open) return notFound(reply);
         if (isPersonVisit(request.method, request.headers)) {
-          const { utm_source } = validated(PageQuery, request.query);
-          await recordView(ctx, open.link, describeVisit(request.headers, utm_source, ownHosts));
+          await recordView(
+            ctx,
+            open.link,
+            describeVisit(request.headers, utmSource(request.query), ownHosts),
+          );
         }
         return sendPage(reply, 200, renderLinkPage(linkPage(ctx, open)));
       },
@@ -131,7 +142,7 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       }),
       async (request, reply) => {
         const { address, platform } = validated(GoParams, request.params);
-        const open = await openLink(ctx, address);
+        const open = await openAddress(ctx, address);
         const target = open?.targets.find((candidate) => candidate.platform === platform);
         if (!open || !target) return notFound(reply);
         if (isPersonVisit(request.method, request.headers)) await recordClick(ctx, open.link, target);
@@ -153,7 +164,7 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       }),
       async (request, reply) => {
         const { address } = validated(PageParams, request.params);
-        const open = await openLink(ctx, address);
+        const open = await openAddress(ctx, address);
         if (!open) return notFound(reply);
         return reply.redirect(smartLinkUrl(ctx.config, open.link), 302);
       },
@@ -161,25 +172,29 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       `${prefix}/:address/presave`,
-      options({
-        tags: ['smart-links'],
-        operationId: 'presaveSmartLink',
-        summary: "The page's pre-save form (application/x-www-form-urlencoded `email`)",
-        description:
-          'Signs the address up for the release while the release date is in the future. The address is stored encrypted and is never sent in events; a repeat sign-up is not counted twice.',
-        params: PageParams,
-        body: PresaveForm,
-        response: {
-          200: HtmlPage('Signed up (or already signed up): the page with a confirmation'),
-          400: HtmlPage('Not an e-mail address: the page with the form and a message'),
-          404: HtmlPage('No enabled link has this address'),
-          409: HtmlPage('Pre-saves are closed: the release is out'),
+      options(
+        {
+          consumes: ['application/x-www-form-urlencoded'],
+          tags: ['smart-links'],
+          operationId: 'presaveSmartLink',
+          summary: "The page's pre-save form (application/x-www-form-urlencoded `email`)",
+          description:
+            'Signs the address up for the release while the release date is in the future. The address is stored encrypted and is never sent in events; a repeat sign-up is not counted twice.',
+          params: PageParams,
+          body: PresaveForm,
+          response: {
+            200: HtmlPage('Signed up (or already signed up): the page with a confirmation'),
+            400: HtmlPage('Not an e-mail address: the page with the form and a message'),
+            404: HtmlPage('No enabled link has this address'),
+            409: HtmlPage('Pre-saves are closed: the release is out'),
+          },
         },
-      }),
+        { perAddressPerMinute: PRESAVES_PER_ADDRESS_PER_MINUTE },
+      ),
       async (request, reply) => {
         const { address } = validated(PageParams, request.params);
         const email = validated(PresaveForm, request.body).email ?? '';
-        const open = await openLink(ctx, address);
+        const open = await openAddress(ctx, address);
         if (!open) return notFound(reply);
         const outcome = await signUpForPresave(ctx, open.link, email);
         const answer = PRESAVE_ANSWERS[outcome];

@@ -8,10 +8,10 @@ import { masterSecret } from '../../master-secret.ts';
 import { coverUrl } from '../covers/covers.urls.ts';
 import { publish } from '../events/events.service.ts';
 import { workspaceOfLabel } from '../labels/labels.service.ts';
-import { findLabel } from '../labels/labels.store.ts';
+import { findLabel, shareLockLabel } from '../labels/labels.store.ts';
+import { platformName } from '../platforms/platforms.catalog.ts';
 import type { LinkPage, PresaveState } from './link-pages.render.ts';
 import type { Visit } from './link-pages.visitor.ts';
-import { platformTitle } from './link-stats.service.ts';
 import { addToCounters, type BreakdownCount } from './link-stats.store.ts';
 import type { Theme } from './smart-links.schemas.ts';
 import { presaveOpen, presentSmartLink, smartLinkUrl } from './smart-links.service.ts';
@@ -67,7 +67,7 @@ export function linkPage(ctx: AppContext, open: OpenLink, presave?: PresaveState
     cover_url: cover === null ? null : `${cover}?w=${PAGE_COVER_WIDTH}`,
     buttons: targets.map((target) => ({
       platform: target.platform,
-      name: platformTitle(target.platform),
+      name: platformName(target.platform),
       href: redirectUrl(ctx.config, link, target.platform),
     })),
     theme: link.theme as Theme,
@@ -161,6 +161,8 @@ export async function signUpForPresave(
   const workspace = workspaceOfLabel(label);
   const at = isoNow(ctx.clock);
   return ctx.db.transaction().execute(async (trx) => {
+    // The label before the link's rows, in the order every transaction that publishes takes them.
+    await shareLockLabel(trx, ctx.dialect, link.label_id);
     const added = await insertPresave(trx, {
       link_id: link.id,
       label_id: link.label_id,

@@ -14,6 +14,8 @@ export interface Visit {
 }
 
 const MAX_SOURCE_LENGTH = 64;
+/** The longest a DNS name can be; a longer referrer host is not a real one. */
+const MAX_HOST_LENGTH = 253;
 
 /** A header as one string: Node gives repeated headers as arrays, and a missing one as undefined. */
 function headerText(headers: IncomingHttpHeaders, name: string): string {
@@ -55,7 +57,12 @@ export function describeVisit(
 }
 
 function utmSourceName(utmSource: string | undefined): string | undefined {
-  const name = utmSource?.trim().toLowerCase() ?? '';
+  // Control characters (a NUL would be refused by PostgreSQL) are no part of a source's name.
+  const name =
+    utmSource
+      ?.replace(/\p{Cc}/gu, '')
+      .trim()
+      .toLowerCase() ?? '';
   if (name === '') return undefined;
   // By code points, so a cut never leaves half of a surrogate pair behind.
   return Array.from(name).slice(0, MAX_SOURCE_LENGTH).join('');
@@ -71,7 +78,8 @@ function refererHost(referer: string, ownHosts: readonly string[]): string | und
   if (!url) return undefined;
   const own = new Set(ownHosts.map(withoutWww));
   if (own.has(withoutWww(url.host)) || own.has(withoutWww(url.hostname))) return undefined;
-  return withoutWww(url.hostname);
+  const host = withoutWww(url.hostname);
+  return host.length <= MAX_HOST_LENGTH ? host : undefined;
 }
 
 function parseHttpUrl(text: string): URL | undefined {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { daysBetween, utcDay } from '../../lib/dates.ts';
-import { isPlatformKey, PLATFORMS } from '../platforms/platforms.catalog.ts';
+import { platformName } from '../platforms/platforms.catalog.ts';
 import {
   type BreakdownCount,
   breakdownOfLink,
@@ -38,10 +38,6 @@ export function ranked(
     .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
 }
 
-export function platformTitle(key: string): string {
-  return isPlatformKey(key) ? (PLATFORMS.find((platform) => platform.key === key)?.name ?? key) : key;
-}
-
 /** GET /smart-links/{id}/stats: totals from the link's own counters, breakdowns from the per-day ones. */
 export async function linkStats(ctx: AppContext, workspace: Workspace, id: number): Promise<LinkStatsView> {
   const link = await loadSmartLink(ctx.db, workspace, id);
@@ -59,7 +55,7 @@ export async function linkStats(ctx: AppContext, workspace: Workspace, id: numbe
     days: dailySeries(daysBetween(utcDay(new Date(link.collecting_since)), utcDay(ctx.clock.now())), days),
     platforms: platforms.map(({ value, count }) => ({
       platform: value,
-      title: platformTitle(value),
+      title: platformName(value),
       clicks: count,
       share_percent: percent(count, platformClicks),
     })),

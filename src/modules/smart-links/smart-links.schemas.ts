@@ -3,6 +3,7 @@ import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
 import { CalendarDate } from '../releases/releases.schemas.ts';
+import { DEVICES } from './link-pages.visitor.ts';
 
 export const THEMES = ['auto', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
@@ -145,9 +146,7 @@ export const LinkStats = Type.Object({
   sources: Type.Array(Type.Object({ source: Type.String(), views: Count }), {
     description: '`utm_source`, else the referrer host, else `direct`; most first',
   }),
-  devices: Type.Array(
-    Type.Object({ device: StringEnum(['mobile', 'desktop', 'tablet', 'other'] as const), views: Count }),
-  ),
+  devices: Type.Array(Type.Object({ device: StringEnum(DEVICES), views: Count })),
   languages: Type.Array(Type.Object({ language: Type.String(), views: Count }), {
     description: "Primary tag of the visitor's Accept-Language (`unknown` without one)",
   }),

@@ -8,8 +8,9 @@ import { isUniqueViolation } from '../../db/portable.ts';
 import type { SmartLinksTable } from '../../db/schema.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
+import { calendarDate, httpUrl, requireText } from '../../http/fields.ts';
 import type { PageRequest } from '../../http/pagination.ts';
-import { isCalendarDate, utcDay } from '../../lib/dates.ts';
+import { utcDay } from '../../lib/dates.ts';
 import { randomBase62 } from '../../lib/random.ts';
 import { searchKey } from '../../lib/text.ts';
 import { findArtistRow } from '../artists/artists.store.ts';
@@ -169,32 +170,6 @@ export async function smartLinkPage(
   return { smart_links: await presentRows(ctx, workspace, rows), total };
 }
 
-function requireText(field: string, value: string): string {
-  const text = value.trim();
-  if (!text) throw errors.invalid(field, `${field} must not be empty`);
-  return text;
-}
-
-function checkDate(value: string): string {
-  if (!isCalendarDate(value))
-    throw errors.invalid('release_date', 'release_date must be a calendar date YYYY-MM-DD');
-  return value;
-}
-
-function checkTargetUrl(field: string, value: string): string {
-  const text = value.trim();
-  let url: URL | null = null;
-  try {
-    url = new URL(text);
-  } catch {
-    url = null;
-  }
-  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw errors.invalid(field, `${field} must be an http(s) address`);
-  }
-  return text;
-}
-
 function checkTargets(targets: readonly Target[]): Target[] {
   const seen = new Set<string>();
   return targets.map((target, index) => {
@@ -205,7 +180,8 @@ function checkTargets(targets: readonly Target[]): Target[] {
       );
     }
     seen.add(target.platform);
-    return { platform: target.platform, url: checkTargetUrl(`targets.${index}.url`, target.url) };
+    // Stored normalized: the redirect sends it as a Location header, which takes no raw spaces or non-ASCII.
+    return { platform: target.platform, url: httpUrl(`targets.${index}.url`, target.url).href };
   });
 }
 
@@ -260,7 +236,7 @@ export async function createSmartLink(
   const { workspace } = auth;
   const title = requireText('title', body.title);
   const artistName = requireText('artist_name', body.artist_name);
-  const releaseDate = checkDate(body.release_date);
+  const releaseDate = calendarDate('release_date', body.release_date);
   const targets = checkTargets(body.targets);
   const at = isoNow(ctx.clock);
   const link = await ctx.db.transaction().execute(async (trx) => {
@@ -325,7 +301,8 @@ function linkChanges(patch: SmartLinkPatch): Updateable<SmartLinksTable> {
   const changes: Updateable<SmartLinksTable> = {};
   if (patch.title !== undefined) changes.title = requireText('title', patch.title);
   if (patch.artist_name !== undefined) changes.artist_name = requireText('artist_name', patch.artist_name);
-  if (patch.release_date !== undefined) changes.release_date = checkDate(patch.release_date);
+  if (patch.release_date !== undefined)
+    changes.release_date = calendarDate('release_date', patch.release_date);
   if (patch.slug !== undefined) changes.slug = patch.slug === null ? null : checkSlug(patch.slug);
   if (patch.theme !== undefined) changes.theme = patch.theme;
   if (patch.accent !== undefined) changes.accent = patch.accent?.toLowerCase() ?? null;
@@ -348,10 +325,11 @@ export async function patchSmartLink(
   const targets = patch.targets === undefined ? undefined : checkTargets(patch.targets);
   const run = () =>
     ctx.db.transaction().execute(async (trx) => {
-      await lockLabel(trx, ctx.dialect, workspace.id);
+      // Only re-enabling counts against the plan; the label is locked first, as creation locks it.
+      if (changes.enabled === 1) await lockLabel(trx, ctx.dialect, workspace.id);
       const link = await loadSmartLink(trx, workspace, id);
-      const reEnabling = changes.enabled === 1 && link.enabled === 0;
-      if (reEnabling) await enforceLimit(trx, auth.label, 'links', workspace.id);
+      if (changes.enabled === 1 && link.enabled === 0)
+        await enforceLimit(trx, auth.label, 'links', workspace.id);
       if (changes.slug && (await slugTaken(trx, changes.slug, link.id))) throw slugConflict();
       const title = changes.title ?? link.title;
       const artistName = changes.artist_name ?? link.artist_name;

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import type { SmartLinksTable, SmartLinkTargetsTable } from '../../db/schema.ts';
@@ -144,15 +144,25 @@ export async function slugTaken(db: Db, slug: string, exceptId: number): Promise
 
 export type PublicLinkRow = SmartLinkRow & { cover_hash: string | null; cover_format: string | null };
 
-/** An enabled link by its address (a code, or a slug in any case), with its release's cover. */
+/**
+ * An enabled link by its address, with its release's cover: the link with this code, else the one
+ * with this slug (any case). A code wins: a slug spelling another link's code in lowercase must
+ * not take over that link's page.
+ */
 const selectEnabledLinkByAddress = preparedQuery((db: Db, code: string, slug: string) =>
   db
     .selectFrom('smart_links')
-    .leftJoin('releases', 'releases.id', 'smart_links.release_id')
+    .leftJoin('releases', (join) =>
+      join
+        .onRef('releases.id', '=', 'smart_links.release_id')
+        .onRef('releases.label_id', '=', 'smart_links.label_id'),
+    )
     .selectAll('smart_links')
     .select(['releases.cover_hash', 'releases.cover_format'])
     .where((eb) => eb.or([eb('smart_links.code', '=', code), eb('smart_links.slug', '=', slug)]))
-    .where('smart_links.enabled', '=', 1),
+    .where('smart_links.enabled', '=', 1)
+    .orderBy(sql`case when smart_links.code = ${code} then 0 else 1 end`)
+    .limit(1),
 );
 
 export async function findEnabledLinkByAddress(db: Db, address: string): Promise<PublicLinkRow | undefined> {

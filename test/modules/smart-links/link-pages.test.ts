@@ -428,3 +428,98 @@ test("the pre-save address opened directly leads to the page; a form without an 
   assert.ok(empty.body.includes('role="alert"'));
   assert.equal((await stats(h, key, link.id)).totals.presaves, 0);
 });
+
+test("a slug spelling another link's code never takes over its page; odd addresses and queries get the page or its 404, never an error", async (t) => {
+  const h = await buildHarness(t);
+  const victim = await givenCaller(h);
+  const other = await givenCaller(h);
+  const target = await givenLink(h, victim.key, { title: 'The real one' });
+  const impostor = await givenLink(h, other.key, { title: 'Impostor' });
+  const slug = target.code.toLowerCase();
+  const claimed = await call(h, 'PATCH', `/api/v1/smart-links/${impostor.id}`, {
+    key: other.key,
+    payload: { slug },
+  });
+  assert.equal(claimed.statusCode, 200, claimed.body);
+  await call(h, 'PATCH', `/api/v1/smart-links/${target.id}`, {
+    key: victim.key,
+    payload: { title: 'The real one' },
+  });
+  assert.ok((await open(h, `/l/${target.code}`)).body.includes('The real one'));
+  assert.ok((await open(h, `/l/${slug}`)).body.includes('Impostor'));
+
+  for (const path of [
+    '/l/%00abc',
+    '/l/ab',
+    `/l/${'a'.repeat(65)}`,
+    '/l/a%20b',
+    '/l/%E2%9C%93%E2%9C%93%E2%9C%93/go/spotify',
+  ]) {
+    const response = await open(h, path);
+    assert.equal(response.statusCode, 404, path);
+    assert.match(String(response.headers['content-type']), /^text\/html/, path);
+  }
+  const nul = await call(h, 'POST', '/l/%00abc/presave', {
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'email=a%40b.co',
+  });
+  assert.equal(nul.statusCode, 404);
+  const repeated = await open(h, `/l/${target.code}?utm_source=news&utm_source=other&x=%00`);
+  assert.equal(repeated.statusCode, 200);
+  const tagged = await open(h, `/l/${target.code}?utm_source=%00ads%01`);
+  assert.equal(tagged.statusCode, 200);
+  const sources = (await stats(h, victim.key, target.id)).sources;
+  assert.deepEqual(sources, [
+    { source: 'ads', views: 1 },
+    { source: 'direct', views: 1 },
+    { source: 'news', views: 1 },
+  ]);
+});
+
+test('target addresses are stored normalized, so the redirect can always send them', async (t) => {
+  const h = await buildHarness(t);
+  const { key } = await givenCaller(h);
+  const link = await givenLink(h, key, {
+    targets: [
+      { platform: 'spotify', url: ' https://open.spotify.com/album/ночь ' },
+      { platform: 'deezer', url: 'https://www.deezer.com/al\nbum/1' },
+    ],
+  });
+  assert.deepEqual(
+    link.targets.map((target) => (target as { url?: string }).url),
+    ['https://open.spotify.com/album/%D0%BD%D0%BE%D1%87%D1%8C', 'https://www.deezer.com/album/1'],
+  );
+  const go = await open(h, `/l/${link.code}/go/spotify`);
+  assert.equal(go.statusCode, 302);
+  assert.equal(go.headers.location, 'https://open.spotify.com/album/%D0%BD%D0%BE%D1%87%D1%8C');
+});
+
+test('pre-saves and link changes at the same time all succeed (no deadlock between them)', async (t) => {
+  const h = await buildHarness(t);
+  const { key } = await givenCaller(h);
+  const link = await givenLink(h, key, { release_date: '2026-09-01' });
+  const work: Promise<{ statusCode: number }>[] = [];
+  for (let i = 0; i < 30; i += 1) {
+    work.push(
+      call(h, 'POST', `/l/${link.code}/presave`, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `email=fan${i}%40example.com`,
+        remoteAddress: `10.0.${i}.1`,
+      }),
+    );
+    if (i % 3 === 0) {
+      const enabled = i % 2 === 0;
+      work.push(
+        call(h, 'PATCH', `/api/v1/smart-links/${link.id}`, { key, payload: { title: `Take ${i}`, enabled } }),
+      );
+    }
+  }
+  const answers = await Promise.all(work);
+  assert.deepEqual(
+    answers.filter((answer) => answer.statusCode >= 500),
+    [],
+  );
+  const read = json(await call(h, 'GET', `/api/v1/smart-links/${link.id}`, { key })) as { smart_link: Link };
+  const stored = await h.ctx.db.selectFrom('smart_link_presaves').select('id').execute();
+  assert.equal(read.smart_link.presaves, stored.length);
+});
