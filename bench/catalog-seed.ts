@@ -51,7 +51,7 @@ const CATALOG_START_MS = Date.parse('2021-01-01T00:00:00.000Z');
 const CATALOG_SPAN_MS = 5 * 365 * DAY_MS;
 
 /** mulberry32: the same catalog on every run, so runs compare. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -7,21 +7,13 @@
 // the whole server path (routing, auth, rate limit, validation, queries, serialization, ETag)
 // without sockets and TLS, and without the queueing a concurrent load generator adds to every
 // request; light-my-request's own overhead is the `GET /plans` row.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
-import { loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
 import { MemoryRateLimiter } from '../src/http/rate-limiter.ts';
 import { searchKey } from '../src/lib/text.ts';
-import { createKey } from '../src/modules/keys/keys.service.ts';
-import { createLabel, updateLabel } from '../src/modules/labels/labels.service.ts';
-import { systemResolver } from '../src/modules/webhooks/webhooks.address.ts';
-import { type BenchDatabase, openBenchDatabase, settle } from './catalog-database.ts';
+import { type BenchDatabase, settle } from './catalog-database.ts';
 import {
   type MemoryResult,
   measureExport,
@@ -37,7 +29,17 @@ import {
   seedCatalog,
   seedEvents,
 } from './catalog-seed.ts';
-import { formatGrid, percentile } from './report.ts';
+import { openContext, prepareLabel, runBench } from './in-process.ts';
+import {
+  type Answer,
+  goalVerdict,
+  type LatencyScenario,
+  latencyTable,
+  type Send,
+  type Timing,
+  timeScenario,
+} from './latency.ts';
+import { formatGrid } from './report.ts';
 import { positiveInteger } from './settings.ts';
 
 /** The goal: each of these answers within this many milliseconds of server time (at p99). */
@@ -53,7 +55,6 @@ interface Settings {
   events: number;
   requests: number;
   uploadBytes: number;
-  postgresUrl: string | null;
 }
 
 function readSettings(): Settings {
@@ -66,16 +67,10 @@ function readSettings(): Settings {
     events: positiveInteger('BENCH_EVENTS', 1_000_000),
     requests: positiveInteger('BENCH_REQUESTS', 200),
     uploadBytes: positiveInteger('BENCH_UPLOAD_MB', 200) * 1024 * 1024,
-    postgresUrl: process.env.BENCH_DATABASE_URL || null,
   };
 }
 
-interface Scenario {
-  name: string;
-  /** The p99 this row is held to, in ms; null: reported for information. */
-  goalMs: number | null;
-  url: (i: number) => string;
-}
+type Scenario = LatencyScenario;
 
 function sampleAt(facts: SeededFacts, i: number): Sample {
   const sample = facts.samples[i % facts.samples.length];
@@ -187,14 +182,8 @@ function scenariosFor(facts: SeededFacts, size: CatalogSize, events: SeededEvent
   ];
 }
 
-interface Timing {
-  scenario: Scenario;
-  ms: number[];
-  /** What the last answer found: X-Total-Count, or result counts of a search. */
-  found: string;
-}
-
-function foundIn(headers: Record<string, unknown>, body: string): string {
+/** What the last answer found: X-Total-Count, or result counts of a search. */
+function foundIn({ headers, body }: Answer): string {
   const total = headers['x-total-count'];
   if (total !== undefined) return String(total);
   const parsed: unknown = JSON.parse(body);
@@ -203,60 +192,14 @@ function foundIn(headers: Record<string, unknown>, body: string): string {
   return `${releases?.length ?? 0}/${artists?.length ?? 0}/${tracks?.length ?? 0}`;
 }
 
-async function timeScenario(
-  app: FastifyInstance,
-  key: string,
-  scenario: Scenario,
-  requests: number,
-): Promise<Timing> {
-  const headers = { authorization: `Bearer ${key}` };
-  const warmUp = Math.max(20, Math.floor(requests / 10));
-  const ms: number[] = [];
-  let found = '';
-  for (let i = 0; i < warmUp + requests; i++) {
-    const url = scenario.url(i);
-    const started = performance.now();
-    const response = await app.inject({ method: 'GET', url, headers });
-    const elapsed = performance.now() - started;
-    if (response.statusCode !== 200) {
-      throw new Error(
-        `${scenario.name}: ${url} answered ${response.statusCode}: ${response.body.slice(0, 300)}`,
-      );
-    }
-    if (i >= warmUp) ms.push(elapsed);
-    found = foundIn(response.headers, response.body);
-  }
-  return { scenario, ms, found };
-}
-
-function row(timing: Timing): string[] {
-  const sorted = [...timing.ms].sort((a, b) => a - b);
-  const p99 = percentile(sorted, 99);
-  const { goalMs } = timing.scenario;
-  const verdict = goalMs === null ? '' : p99 < goalMs ? `ok (< ${goalMs})` : `MISSED (${goalMs})`;
-  return [
-    timing.scenario.name,
-    percentile(sorted, 50).toFixed(2),
-    p99.toFixed(2),
-    (sorted.at(-1) ?? 0).toFixed(2),
-    timing.found,
-    verdict,
-  ];
-}
-
 function latencyReport(timings: readonly Timing[], settings: Settings, dialect: string): string {
-  const header = ['scenario', 'p50 ms', 'p99 ms', 'max ms', 'found', 'p99 goal ms'];
-  const missed = timings
-    .filter((timing) => row(timing)[5]?.startsWith('MISSED'))
-    .map((timing) => timing.scenario.name);
-  const verdict = missed.length === 0 ? 'holds' : `MISSED by ${missed.join('; ')}`;
   return [
     `${settings.size.releases} releases, ${settings.size.releases * settings.size.tracksPerRelease} tracks, ${settings.size.artists} artists in one label on ${dialect}; ${settings.requests} requests per row, one at a time`,
     '(found: X-Total-Count, or releases/artists/tracks found by a search)',
     '',
-    formatGrid(header, timings.map(row)),
+    latencyTable(timings),
     '',
-    `Goal: every goal row answers within its goal at p99 (${GOAL_MS} ms for the catalog, ${EVENTS_GOAL_MS} ms for the event feed): ${verdict}`,
+    `Goal: every goal row answers within its goal at p99 (${GOAL_MS} ms for the catalog, ${EVENTS_GOAL_MS} ms for the event feed): ${goalVerdict(timings)}`,
   ].join('\n');
 }
 
@@ -278,19 +221,6 @@ function memoryReport(results: readonly MemoryResult[]): string {
     '',
     `Goal: the server grows by less than ${UPLOAD_GOAL_MB} MB while taking the upload: ${verdict}`,
   ].join('\n');
-}
-
-async function prepareLabel(ctx: AppContext): Promise<{ labelId: number; key: string }> {
-  const label = await createLabel(ctx, { name: 'Catalog Bench', plan: 'pro', contractSigned: true });
-  // Every answer measured must be real work, never a 429 or a 403 for the plan's release count.
-  await updateLabel(ctx, label.id, {
-    limits: [
-      ['rate', 100_000_000],
-      ['releases', null],
-    ],
-  });
-  const issued = await createKey(ctx, { labelId: label.id, scopes: ['all'] });
-  return { labelId: label.id, key: issued.key };
 }
 
 /** A draft album to upload into, written directly like the seeded catalog. */
@@ -337,11 +267,16 @@ async function measureLatency(
 ) {
   const app = await buildApp(ctx, { limiter: new MemoryRateLimiter() });
   await app.ready();
+  const headers = { authorization: `Bearer ${key}` };
+  const send: Send = async (url) => {
+    const response = await app.inject({ method: 'GET', url, headers });
+    return { status: response.statusCode, headers: response.headers, body: response.body };
+  };
   try {
     const timings: Timing[] = [];
     for (const scenario of scenariosFor(facts, settings.size, events)) {
       process.stderr.write(`measuring ${scenario.name}\n`);
-      timings.push(await timeScenario(app, key, scenario, settings.requests));
+      timings.push(await timeScenario(send, scenario, settings.requests, foundIn));
     }
     return timings;
   } finally {
@@ -370,46 +305,19 @@ async function measureMemory(
 }
 
 async function benchmark(dir: string, bench: BenchDatabase, settings: Settings): Promise<void> {
-  const { db, dialect } = bench.handle;
-  await migrateToLatest(db, dialect);
-  const config = loadConfig({ LABELDESK_DATA_DIR: join(dir, 'data'), BASE_URL: 'https://localhost:8443' });
-  const ctx: AppContext = { config, db, dialect, clock: systemClock, resolveHost: systemResolver };
-  const prepared = await prepareLabel(ctx);
+  const ctx = await openContext(dir, bench);
+  const prepared = await prepareLabel(ctx, 'Catalog Bench');
   const facts = await seed(ctx, prepared.labelId, settings.size);
   const started = performance.now();
-  const events = await seedEvents(db, prepared.labelId, settings.events);
+  const events = await seedEvents(ctx.db, prepared.labelId, settings.events);
   process.stderr.write(
     `${settings.events} events seeded in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
   );
   await settle(bench);
   const timings = await measureLatency(ctx, prepared.key, facts, events, settings);
   const memory = await measureMemory(ctx, bench, dir, prepared, facts, settings.uploadBytes);
-  process.stdout.write(`\n${latencyReport(timings, settings, dialect)}\n\n${memoryReport(memory)}\n`);
+  process.stdout.write(`\n${latencyReport(timings, settings, ctx.dialect)}\n\n${memoryReport(memory)}\n`);
 }
 
-async function main(): Promise<number> {
-  const settings = readSettings();
-  const dir = mkdtempSync(join(tmpdir(), 'labeldesk-bench-catalog-'));
-  const bench = await openBenchDatabase(join(dir, 'data'), settings.postgresUrl);
-  const cleanUp = async () => {
-    await bench.drop();
-    rmSync(dir, { recursive: true, force: true });
-  };
-  // Ctrl-C must not leave a large temporary dir or a PostgreSQL schema behind.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      void cleanUp().finally(() => process.exit(1));
-    });
-  }
-  try {
-    await benchmark(dir, bench, settings);
-    return 0;
-  } catch (error) {
-    process.stderr.write(`bench:catalog: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
-  } finally {
-    await cleanUp();
-  }
-}
-
-process.exit(await main());
+const settings = readSettings();
+process.exit(await runBench('bench:catalog', (dir, bench) => benchmark(dir, bench, settings)));

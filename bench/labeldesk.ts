@@ -4,6 +4,7 @@ import { runNodeScript } from './children.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = 'bin/labeldesk.js';
+const API_TIMEOUT_MS = 30_000;
 
 /** High enough that the per-key limit never answers 429 during a run, so every answer measured is real work. */
 const UNBOUNDED_RATE = 100_000_000;
@@ -70,14 +71,63 @@ export async function prepareDataDir(dataDir: string): Promise<string> {
   return createKey(dataDir, labelId);
 }
 
-/** The server logs one JSON line per request; the failed ones say more than a count of status codes. */
-export function non2xxLogLines(logFile: string, limit: number): string {
+/**
+ * One call of the API of a running server, as a client would make it, for the data a bench sets up
+ * or checks; any answer but `expectStatus` fails with its body.
+ */
+export async function apiJson(
+  origin: string,
+  headers: Record<string, string>,
+  request: { method: 'GET' | 'POST'; path: string; body?: unknown; expectStatus?: number },
+): Promise<Record<string, unknown>> {
+  const response = await fetch(`${origin}${request.path}`, {
+    method: request.method,
+    headers: request.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: request.body === undefined ? null : JSON.stringify(request.body),
+    signal: AbortSignal.timeout(API_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  const expected = request.expectStatus ?? 200;
+  if (response.status !== expected) {
+    throw new Error(`${request.method} ${request.path} answered ${response.status}: ${text.slice(0, 300)}`);
+  }
+  return parseJson(`${request.method} ${request.path}`, text);
+}
+
+function valueAt(answer: Record<string, unknown>, path: readonly string[]): unknown {
+  let value: unknown = answer;
+  for (const step of path) value = isRecord(value) ? value[step] : undefined;
+  return value;
+}
+
+/** The number at `path` in an answer (`['smart_link', 'id']`); fails with the answer when there is none. */
+export function numberAt(answer: Record<string, unknown>, path: readonly string[]): number {
+  const value = valueAt(answer, path);
+  if (typeof value !== 'number') {
+    throw new Error(`the answer has no number at ${path.join('.')}: ${JSON.stringify(answer).slice(0, 300)}`);
+  }
+  return value;
+}
+
+export function stringAt(answer: Record<string, unknown>, path: readonly string[]): string {
+  const value = valueAt(answer, path);
+  if (typeof value !== 'string') {
+    throw new Error(`the answer has no string at ${path.join('.')}: ${JSON.stringify(answer).slice(0, 300)}`);
+  }
+  return value;
+}
+
+/**
+ * The server logs one JSON line per request; the failed ones (4xx, 5xx: a redirect's 302 is an
+ * answer) say more than a count of status codes.
+ */
+export function failedLogLines(logFile: string, limit: number): string {
   let log: string;
   try {
     log = readFileSync(logFile, 'utf8');
   } catch {
     return '(no log)';
   }
-  const failed = log.split('\n').filter((line) => /"status":(?!2\d\d\b)\d{3}\b/.test(line));
+  const failed = log.split('\n').filter((line) => /"status":[45]\d\d\b/.test(line));
   return failed.length === 0 ? '(none logged)' : failed.slice(0, limit).join('\n');
 }

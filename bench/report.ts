@@ -10,6 +10,8 @@ export interface Round {
 /** A scenario's rounds; the scenarios take turns round by round, so drift on the machine hits them alike. */
 export interface Measured {
   scenario: string;
+  /** The status every answer must have: 200, or 302 for a redirect (autocannon counts 3xx as non-2xx). */
+  status: number;
   rounds: Round[];
 }
 
@@ -47,6 +49,18 @@ function roundRatios(measured: Measured, baseline: Measured): number[] {
   });
 }
 
+/** Answers of another status than the scenario's own; autocannon's `non2xx` would count a 302 too. */
+function unexpectedAnswers(result: Result, status: number): number {
+  return Object.entries(result.statusCodeStats)
+    .filter(([code]) => Number(code) !== status)
+    .reduce((total, [, { count }]) => total + count, 0);
+}
+
+/** The answers of the scenario's own status over all rounds. */
+export function expectedAnswers(measured: Measured): number {
+  return sum(measured.rounds.map(({ result }) => result.statusCodeStats[measured.status]?.count ?? 0));
+}
+
 /** The value at or below which `p` per cent of the sorted values lie (nearest rank). */
 export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
@@ -72,7 +86,7 @@ export function formatTable(measured: readonly Measured[], baseline: Measured): 
     'p99 ms',
     'vs baseline',
     'server CPU µs/req',
-    'non-2xx',
+    'unexpected status',
     'errors',
   ];
   const rows = measured.map((m) => {
@@ -84,25 +98,29 @@ export function formatTable(measured: readonly Measured[], baseline: Measured): 
       median(m.rounds.map(({ result }) => result.latency.p99)).toFixed(1),
       `${median(roundRatios(m, baseline)).toFixed(2)}x`,
       cpu === null ? 'n/a' : cpu.toFixed(0),
-      String(sum(m.rounds.map(({ result }) => result.non2xx))),
+      String(sum(m.rounds.map(({ result }) => unexpectedAnswers(result, m.status)))),
       String(sum(m.rounds.map(({ result }) => result.errors))),
     ];
   });
   return formatGrid(header, rows);
 }
 
-/** One line per scenario that had a non-2xx answer or a connection error; empty when the run is clean. */
+/**
+ * One line per scenario that had an answer of another status than its own or a connection error;
+ * empty when the run is clean.
+ */
 export function failuresOf(measured: readonly Measured[]): string[] {
   const lines: string[] = [];
-  for (const { scenario, rounds } of measured) {
+  for (const { scenario, status, rounds } of measured) {
     for (const { result } of rounds) {
-      if (result.non2xx === 0 && result.errors === 0) continue;
+      const unexpected = unexpectedAnswers(result, status);
+      if (unexpected === 0 && result.errors === 0) continue;
       const codes = Object.entries(result.statusCodeStats)
-        .filter(([code]) => !code.startsWith('2'))
+        .filter(([code]) => Number(code) !== status)
         .map(([code, { count }]) => `${code}: ${count}`)
         .join(', ');
       lines.push(
-        `${scenario}: ${result.non2xx} non-2xx (${codes || 'none'}), ${result.errors} errors, ${result.timeouts} timeouts`,
+        `${scenario}: ${unexpected} answers not ${status} (${codes || 'none'}), ${result.errors} errors, ${result.timeouts} timeouts`,
       );
     }
   }
