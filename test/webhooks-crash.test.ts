@@ -8,9 +8,9 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Stripe from 'stripe';
 import {
+  cliJson,
   type Installation,
   newInstallation,
-  runLabeldesk,
   type Server,
   selectRows,
   send,
@@ -35,12 +35,6 @@ const DELIVERED_WITHIN_MS = 30_000;
 const stripe = new Stripe('sk_test_unused');
 
 /** `labeldesk ...args --json`, which must succeed; returns the parsed output. */
-async function cliJson<T>(install: Installation, args: readonly string[]): Promise<T> {
-  const exit = await runLabeldesk(install, [...args, '--json']);
-  assert.deepEqual({ code: exit.code, stderr: exit.stderr }, { code: 0, stderr: '' }, exit.stdout);
-  return JSON.parse(exit.stdout) as T;
-}
-
 async function waitFor(what: string, ready: () => boolean | Promise<boolean>, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await ready())) {

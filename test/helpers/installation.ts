@@ -1,5 +1,6 @@
 // Helpers for tests that run `labeldesk` as a separate process, the way an operator does: the in-process
 // harness cannot show what the command line prints, how serve starts up, or what reaches the socket.
+import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -126,6 +127,13 @@ export function runLabeldesk(
       },
     );
   });
+}
+
+/** Runs `labeldesk ...args --json`, which must succeed in silence on stderr, and parses what it printed. */
+export async function cliJson<T>(install: Installation, args: readonly string[]): Promise<T> {
+  const exit = await runLabeldesk(install, [...args, '--json']);
+  assert.deepEqual({ code: exit.code, stderr: exit.stderr }, { code: 0, stderr: '' }, exit.stdout);
+  return JSON.parse(exit.stdout) as T;
 }
 
 // ---------------------------------------------------------------------------------------------

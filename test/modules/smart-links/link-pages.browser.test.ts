@@ -15,10 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core';
 import sharp from 'sharp';
 import {
-  type Installation,
+  cliJson,
   newInstallation,
   type Reply,
-  runLabeldesk,
   type Server,
   selectRows,
   send,
@@ -47,12 +46,6 @@ const PHONE: BrowserContextOptions = {
 // The pieces: an installation with a label and a key, the server, the platforms' stand-in.
 
 /** `labeldesk ...args --json`, which must succeed; returns the parsed output. */
-async function cliJson<T>(install: Installation, args: readonly string[]): Promise<T> {
-  const exit = await runLabeldesk(install, [...args, '--json']);
-  assert.deepEqual({ code: exit.code, stderr: exit.stderr }, { code: 0, stderr: '' }, exit.stdout);
-  return JSON.parse(exit.stdout) as T;
-}
-
 /**
  * A port nobody listens on. The pages link to themselves through BASE_URL, so the server needs a port
  * known before it starts (PORT=0 would leave BASE_URL at its default).
