@@ -235,44 +235,10 @@ export interface Reply {
 const SHOWN_HEADERS = ['x-api-version', 'cache-control', 'content-type'] as const;
 
 /**
- * GET with a fresh connection (no agent: one request cannot ride on another's socket). HTTPS goes to
- * `localhost`, the name the certificate is for, and trusts only `ca`.
+ * A request on a fresh connection (no agent: one request cannot ride on another's socket); `json`,
+ * when given, is sent as the JSON body. HTTPS goes to `localhost`, the name the certificate is
+ * for, and trusts only `ca`.
  */
-export function get(
-  url: { protocol: 'http' | 'https'; port: number; path: string },
-  options: { headers?: Record<string, string>; ca?: string } = {},
-): Promise<Reply> {
-  const send = url.protocol === 'https' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(
-      {
-        hostname: url.protocol === 'https' ? 'localhost' : '127.0.0.1',
-        family: 4,
-        port: url.port,
-        path: url.path,
-        agent: false,
-        headers: options.headers ?? {},
-        ...(options.ca && { ca: options.ca }),
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => {
-          const headers = Object.fromEntries(
-            SHOWN_HEADERS.map((name) => [name, res.headers[name]?.toString()]),
-          );
-          resolve({ status: res.statusCode ?? 0, headers, body: JSON.parse(text) });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** Like `get`, with any method; `json`, when given, is sent as the JSON body. */
 export function send(
   method: string,
   url: { protocol: 'http' | 'https'; port: number; path: string },
@@ -314,4 +280,11 @@ export function send(
     req.on('error', reject);
     req.end(body ?? undefined);
   });
+}
+
+export function get(
+  url: { protocol: 'http' | 'https'; port: number; path: string },
+  options: { headers?: Record<string, string>; ca?: string } = {},
+): Promise<Reply> {
+  return send('GET', url, options);
 }

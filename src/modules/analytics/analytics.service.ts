@@ -13,11 +13,10 @@ import {
   breakdownOfLabel,
   daysOfLabel,
   presavesSince,
-  smartLinkTotalCount,
   topLinksOfLabel,
 } from '../smart-links/link-stats.store.ts';
 import { smartLinkUrl } from '../smart-links/smart-links.service.ts';
-import { smartLinksOfRelease } from '../smart-links/smart-links.store.ts';
+import { smartLinksOfRelease, smartLinkTotalCount } from '../smart-links/smart-links.store.ts';
 import type { ReleaseAnalyticsBody, SummaryBody, TrafficBody } from './analytics.schemas.ts';
 
 export type ReleaseAnalyticsView = Static<typeof ReleaseAnalyticsBody>;

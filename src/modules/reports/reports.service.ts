@@ -84,7 +84,7 @@ export async function catalogHealth(ctx: AppContext, workspace: Workspace): Prom
       countTracksWithoutIsrc(ctx.db, id),
       tracksWithoutIsrc(ctx.db, id, ISSUE_LIMIT),
       countReleasesWithRemarks(ctx.db, id, Object.values(releaseRemarks(id, staleBefore))),
-      disabledSmartLinks(ctx.db, id),
+      disabledSmartLinks(ctx.db, id, ISSUE_LIMIT),
     ]);
   return {
     generated_at: now.toISOString(),
@@ -96,7 +96,7 @@ export async function catalogHealth(ctx: AppContext, workspace: Workspace): Prom
       stale_drafts: stale.count,
       dsp_rejections: rejections.count,
       live_without_store_links: unlinked.count,
-      disabled_smart_links: disabledLinks.length,
+      disabled_smart_links: disabledLinks.count,
     },
     issues: {
       releases_without_upc: withoutUpc.rows.map(releaseItem),
@@ -104,9 +104,7 @@ export async function catalogHealth(ctx: AppContext, workspace: Workspace): Prom
       stale_drafts: stale.rows.map((row) => ({ ...releaseItem(row), created_at: row.created_at })),
       dsp_rejections: await rejectionItems(ctx, id, rejections.rows),
       live_without_store_links: unlinked.rows.map(releaseItem),
-      disabled_smart_links: disabledLinks
-        .slice(0, ISSUE_LIMIT)
-        .map((link) => ({ ...link, status: 'disabled' as const })),
+      disabled_smart_links: disabledLinks.rows.map((link) => ({ ...link, status: 'disabled' as const })),
     },
   };
 }

@@ -4,7 +4,7 @@ import type { FastifyReply, RouteShorthandOptions } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { validated } from '../../http/schemas.ts';
-import { type PresaveState, renderLinkPage, renderNotFoundPage } from './link-pages.render.ts';
+import { type LinkPage, type PresaveState, renderLinkPage, renderNotFoundPage } from './link-pages.render.ts';
 import {
   linkPage,
   openLink,
@@ -72,14 +72,21 @@ function utmSource(query: unknown): string | undefined {
   return typeof first === 'string' ? first : undefined;
 }
 
-const PRESAVE_ANSWERS: Readonly<
-  Record<PresaveOutcome, { status: number; state: (email: string) => PresaveState | null }>
-> = {
-  signed_up: { status: 200, state: () => ({ kind: 'done' }) },
-  repeat: { status: 200, state: () => ({ kind: 'done' }) },
-  closed: { status: 409, state: () => ({ kind: 'closed' }) },
-  invalid: { status: 400, state: () => null },
+const PRESAVE_STATUS: Readonly<Record<PresaveOutcome, number>> = {
+  signed_up: 200,
+  repeat: 200,
+  closed: 409,
+  invalid: 400,
 };
+
+/** The page's pre-save part after a sign-up: a confirmation, the form with a message, or closed. */
+function presaveAfter(page: LinkPage, outcome: PresaveOutcome, email: string): PresaveState {
+  if (outcome === 'signed_up' || outcome === 'repeat') return { kind: 'done' };
+  if (outcome === 'invalid' && page.presave.kind === 'form') {
+    return { ...page.presave, error: 'Please enter a valid e-mail address.', email };
+  }
+  return page.presave;
+}
 
 /**
  * The public smart-link pages: no key, server-rendered, counted. A view is counted when a person
@@ -197,14 +204,9 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const open = await openAddress(ctx, address);
         if (!open) return notFound(reply);
         const outcome = await signUpForPresave(ctx, open.link, email);
-        const answer = PRESAVE_ANSWERS[outcome];
         const page = linkPage(ctx, open);
-        const state =
-          answer.state(email) ??
-          (page.presave.kind === 'form'
-            ? { ...page.presave, error: 'Please enter a valid e-mail address.', email }
-            : page.presave);
-        return sendPage(reply, answer.status, renderLinkPage({ ...page, presave: state }));
+        const presave = presaveAfter(page, outcome, email);
+        return sendPage(reply, PRESAVE_STATUS[outcome], renderLinkPage({ ...page, presave }));
       },
     );
   };

@@ -21,7 +21,7 @@ import {
   insertPresave,
   type PublicLinkRow,
   type TargetRow,
-  targetsOfLink,
+  targetsOfLinks,
 } from './smart-links.store.ts';
 
 /** Width of the cover on the page: sharp on a phone at twice its CSS size. */
@@ -36,27 +36,23 @@ export interface OpenLink {
 export async function openLink(ctx: AppContext, address: string): Promise<OpenLink | null> {
   const link = await findEnabledLinkByAddress(ctx.db, address);
   if (!link) return null;
-  return { link, targets: await targetsOfLink(ctx.db, link.id) };
+  return { link, targets: await targetsOfLinks(ctx.db, link.label_id, [link.id]) };
 }
 
 /** Our redirect to a target: counting the click on the way. */
-export function redirectUrl(
-  config: Pick<Config, 'shortLinkBase'>,
-  link: PublicLinkRow,
-  platform: string,
-): string {
+function redirectUrl(config: Pick<Config, 'shortLinkBase'>, link: PublicLinkRow, platform: string): string {
   return `${smartLinkUrl(config, link)}/go/${platform}`;
 }
 
-export function presaveAction(config: Pick<Config, 'shortLinkBase'>, link: PublicLinkRow): string {
+function presaveAction(config: Pick<Config, 'shortLinkBase'>, link: PublicLinkRow): string {
   return `${smartLinkUrl(config, link)}/presave`;
 }
 
-/** What the page shows; `presave` is the form (or its outcome) while pre-saves are open. */
-export function linkPage(ctx: AppContext, open: OpenLink, presave?: PresaveState): LinkPage {
+/** What the page shows: with the pre-save form while pre-saves are open. */
+export function linkPage(ctx: AppContext, open: OpenLink): LinkPage {
   const { link, targets } = open;
   const cover = coverUrl(ctx.config.baseUrl, link);
-  const formState: PresaveState = presaveOpen(link, ctx.clock.now())
+  const presave: PresaveState = presaveOpen(link, ctx.clock.now())
     ? { kind: 'form', action: presaveAction(ctx.config, link) }
     : { kind: 'closed' };
   return {
@@ -74,7 +70,7 @@ export function linkPage(ctx: AppContext, open: OpenLink, presave?: PresaveState
     accent: link.accent,
     cta_text: link.cta_text,
     hide_branding: link.hide_branding === 1,
-    presave: presave ?? formState,
+    presave,
   };
 }
 
@@ -171,8 +167,8 @@ export async function signUpForPresave(
       created_at: at,
     });
     if (!added) return 'repeat';
-    const counted = await countPresave(trx, link.id);
-    const targets = await targetsOfLink(trx, link.id);
+    const counted = await countPresave(trx, link);
+    const targets = await targetsOfLinks(trx, link.label_id, [link.id]);
     const smartLink = presentSmartLink(ctx.config, workspace, counted, targets, ctx.clock.now());
     await publish(
       trx,

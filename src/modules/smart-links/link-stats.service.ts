@@ -42,8 +42,8 @@ export function ranked(
 export async function linkStats(ctx: AppContext, workspace: Workspace, id: number): Promise<LinkStatsView> {
   const link = await loadSmartLink(ctx.db, workspace, id);
   const [days, breakdown] = await Promise.all([
-    daysOfLink(ctx.db, link.id),
-    breakdownOfLink(ctx.db, link.id),
+    daysOfLink(ctx.db, workspace.id, link.id),
+    breakdownOfLink(ctx.db, workspace.id, link.id),
   ]);
   const views = Number(link.views);
   const clicks = Number(link.clicks);

@@ -30,12 +30,14 @@ export async function addToCounters(
   await trx
     .updateTable('smart_links')
     .set((eb) => ({ views: eb('views', '+', delta.views), clicks: eb('clicks', '+', delta.clicks) }))
+    .where(ownedBy('smart_links', link.label_id))
     .where('id', '=', link.id)
     .execute();
   if (delta.targetId !== null) {
     await trx
       .updateTable('smart_link_targets')
       .set((eb) => ({ clicks: eb('clicks', '+', delta.clicks) }))
+      .where(ownedBy('smart_link_targets', link.label_id))
       .where('id', '=', delta.targetId)
       .execute();
   }
@@ -88,20 +90,26 @@ const toDayCounts = (rows: { day: string; views: unknown; clicks: unknown }[]): 
 const toBreakdown = (rows: { dimension: string; value: string; count: unknown }[]): BreakdownCount[] =>
   rows.map((row) => ({ dimension: row.dimension as Dimension, value: row.value, count: Number(row.count) }));
 
-export async function daysOfLink(db: Db, linkId: number): Promise<DayCount[]> {
+export async function daysOfLink(db: Db, workspaceId: number, linkId: number): Promise<DayCount[]> {
   const rows = await db
     .selectFrom('smart_link_days')
     .select(['day', 'views', 'clicks'])
+    .where(ownedBy('smart_link_days', workspaceId))
     .where('link_id', '=', linkId)
     .orderBy('day')
     .execute();
   return toDayCounts(rows);
 }
 
-export async function breakdownOfLink(db: Db, linkId: number): Promise<BreakdownCount[]> {
+export async function breakdownOfLink(
+  db: Db,
+  workspaceId: number,
+  linkId: number,
+): Promise<BreakdownCount[]> {
   const rows = await db
     .selectFrom('smart_link_breakdowns')
     .select(['dimension', 'value', (eb) => eb.fn.sum<number>('count').as('count')])
+    .where(ownedBy('smart_link_breakdowns', workspaceId))
     .where('link_id', '=', linkId)
     .groupBy(['dimension', 'value'])
     .execute();
@@ -166,6 +174,7 @@ export async function topLinksOfLabel(
       (eb) => eb.fn.sum<number>('smart_link_days.clicks').as('clicks'),
     ])
     .where(ownedBy('smart_link_days', workspaceId))
+    .where(ownedBy('smart_links', workspaceId))
     .where('smart_link_days.day', '>=', fromDay)
     .groupBy(['smart_links.id', 'smart_links.title'])
     .orderBy(sql`sum(smart_link_days.views)`, 'desc')
@@ -186,15 +195,6 @@ export async function presavesSince(db: Db, workspaceId: number, fromIso: string
     .select((eb) => eb.fn.countAll().as('n'))
     .where(ownedBy('smart_link_presaves', workspaceId))
     .where('created_at', '>=', fromIso)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
-
-export async function smartLinkTotalCount(db: Db, workspaceId: number): Promise<number> {
-  const row = await db
-    .selectFrom('smart_links')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where(ownedBy('smart_links', workspaceId))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

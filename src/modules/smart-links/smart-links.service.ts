@@ -133,6 +133,7 @@ async function presentRows(
 ): Promise<SmartLinkView[]> {
   const targets = await targetsOfLinks(
     ctx.db,
+    workspace.id,
     rows.map((row) => row.id),
   );
   const now = ctx.clock.now();
@@ -275,18 +276,20 @@ export async function createSmartLink(
  * and place may change), a platform that goes loses its target, a new one starts at zero.
  */
 async function replaceTargets(trx: Db, link: SmartLinkRow, targets: readonly Target[]): Promise<void> {
-  const existing = new Map((await targetsOfLinks(trx, [link.id])).map((target) => [target.platform, target]));
+  const existing = new Map(
+    (await targetsOfLinks(trx, link.label_id, [link.id])).map((target) => [target.platform, target]),
+  );
   const wanted = new Set<string>(targets.map((target) => target.platform));
   const dropped = [...existing.values()].filter((target) => !wanted.has(target.platform));
   await deleteTargets(
     trx,
-    link.id,
+    link.label_id,
     dropped.map((target) => target.id),
   );
   const added = [];
   for (const [position, target] of targets.entries()) {
     const kept = existing.get(target.platform);
-    if (kept) await updateTarget(trx, kept.id, { position, url: target.url });
+    if (kept) await updateTarget(trx, link.label_id, kept.id, { position, url: target.url });
     else added.push(targetRow(link, target, position));
   }
   await insertTargets(trx, added);

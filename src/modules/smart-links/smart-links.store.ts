@@ -63,12 +63,17 @@ export async function listSmartLinks(
   return { rows, total: Number(count?.n ?? 0) };
 }
 
-/** The targets of these links, each link's in its order. */
-export async function targetsOfLinks(db: Db, linkIds: readonly number[]): Promise<TargetRow[]> {
+/** The targets of these links of the workspace, each link's in its order. */
+export async function targetsOfLinks(
+  db: Db,
+  workspaceId: number,
+  linkIds: readonly number[],
+): Promise<TargetRow[]> {
   if (linkIds.length === 0) return [];
   return db
     .selectFrom('smart_link_targets')
     .selectAll()
+    .where(ownedBy('smart_link_targets', workspaceId))
     .where('link_id', 'in', [...linkIds])
     .orderBy('link_id')
     .orderBy('position')
@@ -80,21 +85,27 @@ export async function insertTargets(db: Db, rows: Insertable<SmartLinkTargetsTab
   await db.insertInto('smart_link_targets').values(rows).execute();
 }
 
-export async function deleteTargets(db: Db, linkId: number, ids: readonly number[]): Promise<void> {
+export async function deleteTargets(db: Db, workspaceId: number, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   await db
     .deleteFrom('smart_link_targets')
-    .where('link_id', '=', linkId)
+    .where(ownedBy('smart_link_targets', workspaceId))
     .where('id', 'in', [...ids])
     .execute();
 }
 
 export async function updateTarget(
   db: Db,
+  workspaceId: number,
   id: number,
   changes: { position: number; url: string },
 ): Promise<void> {
-  await db.updateTable('smart_link_targets').set(changes).where('id', '=', id).execute();
+  await db
+    .updateTable('smart_link_targets')
+    .set(changes)
+    .where(ownedBy('smart_link_targets', workspaceId))
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Links of one release, for its analytics summary. */
@@ -108,15 +119,17 @@ export async function smartLinksOfRelease(db: Db, workspaceId: number, releaseId
     .execute();
 }
 
-/** Disabled links, for the catalog health report. */
-export async function disabledSmartLinks(db: Db, workspaceId: number) {
-  return db
+/** Disabled links, for the catalog health report: how many, and the first `limit` by id. */
+export async function disabledSmartLinks(db: Db, workspaceId: number, limit: number) {
+  const disabled = db
     .selectFrom('smart_links')
-    .select(['id', 'title', 'release_id'])
     .where(ownedBy('smart_links', workspaceId))
-    .where('enabled', '=', 0)
-    .orderBy('id')
-    .execute();
+    .where('enabled', '=', 0);
+  const [rows, count] = await Promise.all([
+    disabled.select(['id', 'title', 'release_id']).orderBy('id').limit(limit).execute(),
+    disabled.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+  ]);
+  return { rows, count: Number(count?.n ?? 0) };
 }
 
 /** Links that count toward the plan's limit: the enabled ones (a disabled link gives its place back). */
@@ -170,14 +183,6 @@ export async function findEnabledLinkByAddress(db: Db, address: string): Promise
   return row;
 }
 
-const selectTargetsOfLink = preparedQuery((db: Db, linkId: number) =>
-  db.selectFrom('smart_link_targets').selectAll().where('link_id', '=', linkId).orderBy('position'),
-);
-
-export function targetsOfLink(db: Db, linkId: number): Promise<TargetRow[]> {
-  return selectTargetsOfLink(db, linkId);
-}
-
 /** Records a sign-up; false when this address had already signed up for the link. */
 export async function insertPresave(
   db: Db,
@@ -192,11 +197,21 @@ export async function insertPresave(
   return inserted !== undefined;
 }
 
-export async function countPresave(db: Db, linkId: number): Promise<SmartLinkRow> {
+export async function countPresave(db: Db, link: { id: number; label_id: number }): Promise<SmartLinkRow> {
   return db
     .updateTable('smart_links')
     .set((eb) => ({ presaves: eb('presaves', '+', 1) }))
-    .where('id', '=', linkId)
+    .where(ownedBy('smart_links', link.label_id))
+    .where('id', '=', link.id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+export async function smartLinkTotalCount(db: Db, workspaceId: number): Promise<number> {
+  const row = await db
+    .selectFrom('smart_links')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where(ownedBy('smart_links', workspaceId))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
