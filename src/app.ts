@@ -20,6 +20,7 @@ import { artistsRoutes } from './modules/artists/artists.routes.ts';
 import { coversRoutes } from './modules/covers/covers.routes.ts';
 import { distributorRoutes } from './modules/distributor/distributor.routes.ts';
 import { eventsRoutes } from './modules/events/events.routes.ts';
+import { financeRoutes } from './modules/finance/finance.routes.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
 import { lookupsRoutes } from './modules/lookups/lookups.routes.ts';
 import { mediaRoutes } from './modules/media/media.routes.ts';
@@ -89,6 +90,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
       await api.register(platformsRoutes);
       await api.register(lookupsRoutes);
       await api.register(teamRoutes(ctx));
+      await api.register(financeRoutes(ctx));
       await api.register(artistsRoutes(ctx));
       await api.register(releasesRoutes(ctx));
       await api.register(submissionRoutes(ctx));

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { parseAllowEntry } from './lib/ip-allow-list.ts';
+import { parseDecimal } from './lib/money.ts';
 
 export type ModerationMode = 'auto' | 'manual';
 export type DistributorKind = 'simulated';
@@ -33,6 +34,8 @@ export interface Config {
   /** ISRC country code and registrant code of the ISRCs assigned to tracks that have none. */
   readonly isrcCountry: string;
   readonly isrcRegistrant: string;
+  /** The smallest withdrawal a label may ask for, in cents. */
+  readonly minWithdrawalCents: number;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -134,6 +137,12 @@ function parsePattern(name: string, value: string, pattern: RegExp, expected: st
   return text;
 }
 
+function parseDollars(name: string, value: string): number {
+  const cents = parseDecimal(value, 2);
+  if (cents === null || cents < 0) fail(name, 'expected an amount in dollars such as 50 or 25.50', value);
+  return cents;
+}
+
 function parseFilePath(name: string, value: string): string {
   if (value.trim() === '') fail(name, 'expected a file path', value);
   return resolve(value);
@@ -219,5 +228,6 @@ export function loadConfig(env: Env): Config {
       /^[A-Z0-9]{3}$/,
       'expected three letters or digits',
     ),
+    minWithdrawalCents: parseDollars('MIN_WITHDRAWAL', read('MIN_WITHDRAWAL') ?? '50.00'),
   });
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { distributorCommand } from './commands/distributor.command.ts';
+import { financeCommand } from './commands/finance.command.ts';
 import { keyCommand } from './commands/key.command.ts';
 import { labelCommand } from './commands/label.command.ts';
 import { memberCommand } from './commands/member.command.ts';
@@ -98,6 +99,7 @@ export function buildProgram(): Command {
   program.addCommand(sandboxCommand(run));
   program.addCommand(distributorCommand(run));
   program.addCommand(supportCommand(run));
+  program.addCommand(financeCommand(run));
   oneLineUsageErrors(program);
   return program;
 }

@@ -48,6 +48,7 @@ describe('loadConfig', () => {
       upcPrefix: '0860000',
       isrcCountry: 'US',
       isrcRegistrant: 'LD0',
+      minWithdrawalCents: 5000,
     };
     assert.deepEqual(config, expected);
     assert.ok(Object.isFrozen(config));
@@ -99,6 +100,7 @@ describe('loadConfig', () => {
       UPC_PREFIX: '5012345',
       ISRC_COUNTRY: 'gb',
       ISRC_REGISTRANT: 'a1b',
+      MIN_WITHDRAWAL: '25.5',
     });
     const expected: Config = {
       dataDir: DATA_DIR,
@@ -124,6 +126,7 @@ describe('loadConfig', () => {
       upcPrefix: '5012345',
       isrcCountry: 'GB',
       isrcRegistrant: 'A1B',
+      minWithdrawalCents: 2550,
     };
     assert.deepEqual(config, expected);
   });
@@ -289,6 +292,14 @@ describe('bad values stop loadConfig with one line naming the variable', () => {
     ],
     [{ ISRC_COUNTRY: 'USA' }, 'ISRC_COUNTRY: expected two letters (got "USA")'],
     [{ ISRC_REGISTRANT: 'AB-' }, 'ISRC_REGISTRANT: expected three letters or digits (got "AB-")'],
+    [
+      { MIN_WITHDRAWAL: '50.001' },
+      'MIN_WITHDRAWAL: expected an amount in dollars such as 50 or 25.50 (got "50.001")',
+    ],
+    [
+      { MIN_WITHDRAWAL: '-5' },
+      'MIN_WITHDRAWAL: expected an amount in dollars such as 50 or 25.50 (got "-5")',
+    ],
   ];
 
   for (const [env, message] of cases) {

@@ -7,6 +7,7 @@ import * as events from './migrations/0005_events.ts';
 import * as webhooks from './migrations/0006_webhooks.ts';
 import * as pipeline from './migrations/0007_pipeline.ts';
 import * as smartLinks from './migrations/0008_smart_links.ts';
+import * as finance from './migrations/0009_finance.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -23,6 +24,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0006_webhooks', webhooks],
   ['0007_pipeline', pipeline],
   ['0008_smart_links', smartLinks],
+  ['0009_finance', finance],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

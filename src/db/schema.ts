@@ -323,6 +323,77 @@ export interface SmartLinkPresavesTable {
   created_at: string;
 }
 
+/** A distributor's sales report as imported (`labeldesk finance import`), known by the digest of its bytes. */
+export interface RoyaltyStatementsTable {
+  id: Generated<number>;
+  content_hash: string;
+  file_name: string;
+  line_count: number;
+  matched_count: number;
+  /** Millionths of a dollar (PostgreSQL returns bigint as a string). */
+  revenue_micros: number | string;
+  imported_at: string;
+}
+
+/**
+ * One sales line matched to a label: `period` is `YYYY-MM`. `statement_id` is null for the
+ * invented lines of a sandbox.
+ */
+export interface RoyaltyLinesTable {
+  id: Generated<number>;
+  label_id: number;
+  statement_id: number | null;
+  line_number: number;
+  period: string;
+  release_id: number | null;
+  track_id: number | null;
+  upc: string | null;
+  isrc: string | null;
+  dsp: string;
+  country: string;
+  quantity: number | string;
+  revenue_micros: number | string;
+}
+
+/** A sales line no release or track matched: kept for the operator, paid to no one. */
+export interface RoyaltyUnmatchedLinesTable {
+  id: Generated<number>;
+  statement_id: number;
+  line_number: number;
+  period: string;
+  upc: string | null;
+  isrc: string | null;
+  dsp: string;
+  country: string;
+  quantity: number | string;
+  revenue_micros: number | string;
+  reason: string;
+}
+
+/** What one statement paid one label for one period, in cents, commission taken at import. */
+export interface PayoutsTable {
+  id: Generated<number>;
+  label_id: number;
+  statement_id: number | null;
+  number: string;
+  period: string;
+  amount_cents: number | string;
+  commission_rate: number;
+  commission_cents: number | string;
+  net_cents: number | string;
+  applied_at: string;
+}
+
+/** `pending` -> `processing` -> `paid` | `rejected`, set by the operator. */
+export interface WithdrawalsTable {
+  id: Generated<number>;
+  label_id: number;
+  amount_cents: number | string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   labels: LabelsTable;
   api_keys: ApiKeysTable;
@@ -348,4 +419,9 @@ export interface Database {
   smart_link_days: SmartLinkDaysTable;
   smart_link_breakdowns: SmartLinkBreakdownsTable;
   smart_link_presaves: SmartLinkPresavesTable;
+  royalty_statements: RoyaltyStatementsTable;
+  royalty_lines: RoyaltyLinesTable;
+  royalty_unmatched_lines: RoyaltyUnmatchedLinesTable;
+  payouts: PayoutsTable;
+  withdrawals: WithdrawalsTable;
 }

@@ -42,7 +42,7 @@ export async function countFor(db: Db, count: LabelCount, labelId: number): Prom
 }
 
 /** Tables whose rows operators, the distributor and job payloads name by id alone. */
-export type AddressedTable = 'releases' | 'support_requests';
+export type AddressedTable = 'releases' | 'support_requests' | 'withdrawals';
 
 /**
  * The owner (`label_id`) of a row named by id alone, across labels: the one lookup that reads a

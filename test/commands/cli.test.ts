@@ -190,6 +190,7 @@ describe('labeldesk command line', { concurrency: true }, () => {
           '0006_webhooks',
           '0007_pipeline',
           '0008_smart_links',
+          '0009_finance',
         ],
         dialect: TEST_DATABASE,
       });

@@ -269,6 +269,10 @@ export async function sandboxFiles(db: Db, sandboxId: number) {
 
 export async function dropSandboxCatalog(db: Db, sandboxId: number): Promise<void> {
   await db.deleteFrom('support_requests').where(ownedBy('support_requests', sandboxId)).execute();
+  // Invented finance is made from the catalog: made again, from the new copy, when next read.
+  await db.deleteFrom('royalty_lines').where(ownedBy('royalty_lines', sandboxId)).execute();
+  await db.deleteFrom('payouts').where(ownedBy('payouts', sandboxId)).execute();
+  await db.deleteFrom('withdrawals').where(ownedBy('withdrawals', sandboxId)).execute();
   await db.deleteFrom('smart_links').where(ownedBy('smart_links', sandboxId)).execute();
   await db.deleteFrom('releases').where(ownedBy('releases', sandboxId)).execute();
   await db.deleteFrom('artists').where(ownedBy('artists', sandboxId)).execute();
