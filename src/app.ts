@@ -33,6 +33,7 @@ import { linkPagesRoutes } from './modules/smart-links/link-pages.routes.ts';
 import { smartLinksRoutes } from './modules/smart-links/smart-links.routes.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
 import { submissionRoutes } from './modules/submission/submission.routes.ts';
+import { supportRoutes } from './modules/support/support.routes.ts';
 import { takedownRoutes } from './modules/support/takedown.routes.ts';
 import { teamRoutes } from './modules/team/team.routes.ts';
 import { tracksRoutes } from './modules/tracks/tracks.routes.ts';
@@ -101,6 +102,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
       await api.register(eventsRoutes(ctx));
       await api.register(webhooksRoutes(ctx));
       await api.register(takedownRoutes(ctx));
+      await api.register(supportRoutes(ctx));
       await api.register(smartLinksRoutes(ctx));
       await api.register(analyticsRoutes(ctx));
     },

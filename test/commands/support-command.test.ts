@@ -2,13 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
-import { workspaceOfLabel } from '../../src/modules/labels/labels.service.ts';
+import { ensureSandboxWorkspace, workspaceOfLabel } from '../../src/modules/labels/labels.service.ts';
 import { findLabel } from '../../src/modules/labels/labels.store.ts';
 import { PLATFORM_KEYS } from '../../src/modules/platforms/platforms.catalog.ts';
+import { sendSupportMessage } from '../../src/modules/support/support.service.ts';
 import { requestTakedown, TAKEDOWN_APPROVED_REPLY } from '../../src/modules/support/takedown.service.ts';
 import { openContext } from '../../src/runtime.ts';
 import { givenRelease, givenTrack } from '../helpers/catalog.ts';
-import { type Installation, newInstallation, runLabeldesk, selectRows } from '../helpers/installation.ts';
+import {
+  cliJson,
+  type Installation,
+  newInstallation,
+  runLabeldesk,
+  selectRows,
+} from '../helpers/installation.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -175,5 +182,213 @@ describe('labeldesk support takedown approve', { concurrency: 1 }, () => {
       exits,
       cases.map(([, line]) => ({ code: 1, stdout: '', stderr: `${line}\n` })),
     );
+  });
+});
+
+describe('labeldesk support list and reply', { concurrency: 1 }, () => {
+  let install: Installation;
+  let labelId: number;
+  let otherId: number;
+  let question: number;
+  let otherQuestion: number;
+  let sandboxQuestion: number;
+  let takedown: { requestId: number; releaseId: number };
+
+  /** A message to support made as POST /support makes it, in the label's workspace or its sandbox. */
+  async function givenMessage(
+    ctx: AppContext,
+    id: number,
+    message: string,
+    options: { sandbox?: boolean } = {},
+  ): Promise<number> {
+    const label = await findLabel(ctx.db, id);
+    assert.ok(label);
+    const owner = options.sandbox ? await ensureSandboxWorkspace(ctx, label) : label;
+    return (await sendSupportMessage(ctx, workspaceOfLabel(owner), { message })).id;
+  }
+
+  before(async () => {
+    install = await newInstallation('support_reply');
+    const labels = await Promise.all(
+      ['Northern Lights', 'Other Records'].map((name) =>
+        cliJson<{ label: { id: number } }>(install, ['label', 'create', '--name', name]),
+      ),
+    );
+    [labelId, otherId] = labels.map((created) => created.label.id) as [number, number];
+    await withInstallation(install, async (ctx) => {
+      question = await givenMessage(ctx, labelId, 'Where is my\nstatement?');
+      takedown = await givenPendingTakedown(ctx, labelId, { title: 'Night Drive', upc: '036000291452' });
+      otherQuestion = await givenMessage(ctx, otherId, 'x'.repeat(150));
+      sandboxQuestion = await givenMessage(ctx, labelId, 'Only testing', { sandbox: true });
+    });
+  });
+  after(async () => {
+    await install?.dispose();
+  });
+
+  // The sandbox's message (sandboxQuestion) is pending too: it is absent because it is no ticket.
+  test('list --json shows the pending requests of real labels, newest first, never a sandbox one', async () => {
+    const listed = await cliJson<{ requests: Array<{ created_at: string; updated_at: string }> }>(install, [
+      'support',
+      'list',
+    ]);
+    for (const request of listed.requests) {
+      assert.match(request.created_at, ISO);
+      assert.equal(request.updated_at, request.created_at);
+    }
+    const at = listed.requests.map((request) => request.created_at);
+    assert.deepEqual(listed, {
+      requests: [
+        {
+          id: otherQuestion,
+          label_id: otherId,
+          type: 'message',
+          status: 'pending',
+          release_id: null,
+          message: 'x'.repeat(150),
+          reply: null,
+          created_at: at[0],
+          updated_at: at[0],
+        },
+        {
+          id: takedown.requestId,
+          label_id: labelId,
+          type: 'takedown',
+          status: 'pending',
+          release_id: takedown.releaseId,
+          message: 'Rights expired',
+          reply: null,
+          created_at: at[1],
+          updated_at: at[1],
+        },
+        {
+          id: question,
+          label_id: labelId,
+          type: 'message',
+          status: 'pending',
+          release_id: null,
+          message: 'Where is my\nstatement?',
+          reply: null,
+          created_at: at[2],
+          updated_at: at[2],
+        },
+      ],
+    });
+  });
+
+  test('without --json, one line a request with its message on one line, cut when long', async () => {
+    const listed = await cliJson<{ requests: Array<{ created_at: string }> }>(install, ['support', 'list']);
+    const at = listed.requests.map((request) => request.created_at);
+    const exit = await runLabeldesk(install, ['support', 'list']);
+    assert.deepEqual(exit, {
+      code: 0,
+      stdout: `${[
+        `${otherQuestion}\tlabel ${otherId}\tmessage\tpending\trelease -\t${at[0]}\t${'x'.repeat(100)}…`,
+        `${takedown.requestId}\tlabel ${labelId}\ttakedown\tpending\trelease ${takedown.releaseId}\t${at[1]}\tRights expired`,
+        `${question}\tlabel ${labelId}\tmessage\tpending\trelease -\t${at[2]}\tWhere is my statement?`,
+      ].join('\n')}\n`,
+      stderr: '',
+    });
+    const none = await runLabeldesk(install, ['support', 'list', '--status', 'completed']);
+    assert.deepEqual(none, { code: 0, stdout: 'No support request is completed.\n', stderr: '' });
+  });
+
+  test('reply --json answers the message, publishes support.replied; list --status answered shows it', async () => {
+    const replied = await cliJson<{ request: { created_at: string; updated_at: string } }>(install, [
+      'support',
+      'reply',
+      String(question),
+      '--message',
+      '  It is out on the 5th of each month.  ',
+    ]);
+    assert.match(replied.request.updated_at, ISO);
+    assert.deepEqual(replied, {
+      request: {
+        id: question,
+        label_id: labelId,
+        type: 'message',
+        status: 'answered',
+        release_id: null,
+        message: 'Where is my\nstatement?',
+        reply: 'It is out on the 5th of each month.',
+        created_at: replied.request.created_at,
+        updated_at: replied.request.updated_at,
+      },
+    });
+    const events = await selectRows<{ label_id: number; event: string; data: string; created_at: string }>(
+      install,
+      'select label_id, event, data, created_at from events',
+    );
+    assert.deepEqual(
+      events.map((event) => [event.label_id, event.event, JSON.parse(event.data), event.created_at]),
+      [
+        [
+          labelId,
+          'support.replied',
+          {
+            request: {
+              id: question,
+              type: 'message',
+              status: 'answered',
+              reply: 'It is out on the 5th of each month.',
+            },
+          },
+          replied.request.updated_at,
+        ],
+      ],
+    );
+    const answered = await cliJson<{ requests: Array<{ id: number; reply: string | null }> }>(install, [
+      'support',
+      'list',
+      '--status',
+      'answered',
+    ]);
+    assert.deepEqual(
+      answered.requests.map((request) => [request.id, request.reply]),
+      [[question, 'It is out on the 5th of each month.']],
+    );
+    const pending = await cliJson<{ requests: Array<{ id: number }> }>(install, ['support', 'list']);
+    assert.deepEqual(
+      pending.requests.map((request) => request.id),
+      [otherQuestion, takedown.requestId],
+    );
+
+    const human = await runLabeldesk(install, ['support', 'reply', String(otherQuestion), '--message', 'Hi']);
+    assert.deepEqual(human, {
+      code: 0,
+      stdout: `Support request ${otherQuestion} answered; label ${otherId} gets support.replied.\n`,
+      stderr: '',
+    });
+  });
+
+  test('what cannot be answered exits 1 with one line', async () => {
+    const cases = [
+      [['999999', '--message', 'Hi'], 'labeldesk: not_found: Support request 999999 not found'],
+      [
+        [String(takedown.requestId), '--message', 'Hi'],
+        `labeldesk: conflict: Support request ${takedown.requestId} is a takedown request: answer it with ` +
+          `labeldesk support takedown approve ${takedown.requestId}`,
+      ],
+      [
+        [String(sandboxQuestion), '--message', 'Hi'],
+        `labeldesk: conflict: Support request ${sandboxQuestion} was made with a sandbox key: it is no ticket`,
+      ],
+      [[String(question), '--message', '  '], 'labeldesk: invalid: message must not be empty (message)'],
+      [[String(question)], "labeldesk: required option '--message <text>' not specified"],
+      [['abc', '--message', 'Hi'], 'labeldesk: "abc" is not an id'],
+    ] as const;
+    const exits = await Promise.all(
+      cases.map(([args]) => runLabeldesk(install, ['support', 'reply', ...args])),
+    );
+    assert.deepEqual(
+      exits,
+      cases.map(([, line]) => ({ code: 1, stdout: '', stderr: `${line}\n` })),
+    );
+    const badStatus = await runLabeldesk(install, ['support', 'list', '--status', 'open']);
+    assert.deepEqual(badStatus, {
+      code: 1,
+      stdout: '',
+      stderr: 'labeldesk: --status must be one of pending, approved, completed, answered\n',
+    });
   });
 });

@@ -2,7 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { type Dialect, forUpdate } from '../../db/portable.ts';
 import type { SupportRequestsTable } from '../../db/schema.ts';
-import { ownedBy } from '../../db/scope.ts';
+import { type LabelCount, ownedBy } from '../../db/scope.ts';
 
 export type SupportRequestRow = Selectable<SupportRequestsTable>;
 
@@ -11,6 +11,47 @@ export async function insertSupportRequest(
   row: Insertable<SupportRequestsTable>,
 ): Promise<SupportRequestRow> {
   return db.insertInto('support_requests').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export const supportRequestCount: LabelCount = (eb, workspaceId) =>
+  eb
+    .selectFrom('support_requests')
+    .select((inner) => inner.fn.countAll().as('n'))
+    .where(ownedBy('support_requests', workspaceId));
+
+/** One page of the workspace's requests, newest first. */
+export async function listSupportRequests(
+  db: Db,
+  workspaceId: number,
+  page: { limit: number; offset: number },
+): Promise<SupportRequestRow[]> {
+  return db
+    .selectFrom('support_requests')
+    .selectAll()
+    .where(ownedBy('support_requests', workspaceId))
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+/** The most requests `labeldesk support list` prints at once: the newest. */
+const QUEUE_LENGTH = 1000;
+
+/**
+ * Requests of every real label with `status`, newest first: support's queue. Sandbox workspaces
+ * (label rows with a parent) are left out, as their requests are no tickets.
+ */
+export async function listLabelRequestsWithStatus(db: Db, status: string): Promise<SupportRequestRow[]> {
+  return db
+    .selectFrom('support_requests')
+    .innerJoin('labels', 'labels.id', 'support_requests.label_id')
+    .selectAll('support_requests')
+    .where('labels.parent_id', 'is', null)
+    .where('support_requests.status', '=', status)
+    .orderBy('support_requests.id', 'desc')
+    .limit(QUEUE_LENGTH)
+    .execute();
 }
 
 /**

@@ -6,20 +6,21 @@ import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { distributorFor, type OutgoingRelease } from '../distributor/distributor.adapter.ts';
 import type { ReleaseStatus } from '../distributor/distributor.stages.ts';
-import { publish } from '../events/events.service.ts';
-import { workspaceOwning } from '../labels/labels.service.ts';
 import {
   findReleaseForUpdate,
   findReleaseListRow,
   listReleaseTracks,
   type ReleaseListRow,
 } from '../releases/releases.store.ts';
-import type {
-  CreatedSupportRequest,
-  SupportRequestStatus,
-  SupportRequestType,
-  TakedownRequestBody,
-} from './support.schemas.ts';
+import type { SupportRequestStatus, SupportRequestType, TakedownRequestBody } from './support.schemas.ts';
+import {
+  type CreatedRequestView,
+  type OperatorRequestView,
+  presentCreated,
+  presentForOperator,
+  publishReply,
+  ticketWorkspace,
+} from './support.service.ts';
 import {
   answerSupportRequest,
   findOpenRequestForRelease,
@@ -27,21 +28,6 @@ import {
   lockSupportRequest,
   type SupportRequestRow,
 } from './support.store.ts';
-
-export type CreatedRequestView = Static<typeof CreatedSupportRequest>;
-
-/** A request as the operator sees it (`labeldesk support takedown approve --json`). */
-export interface OperatorRequestView {
-  id: number;
-  label_id: number;
-  type: SupportRequestType;
-  status: SupportRequestStatus;
-  release_id: number | null;
-  message: string | null;
-  reply: string | null;
-  created_at: string;
-  updated_at: string;
-}
 
 export interface ApprovedTakedown {
   request: OperatorRequestView;
@@ -70,30 +56,6 @@ function assertOnPlatforms(release: { id: number; status: string }): void {
   throw errors.conflict(
     `Release ${release.id} was never sent to the platforms (it is ${release.status}): nothing to take down`,
   );
-}
-
-function presentCreated(row: SupportRequestRow, workspace: Workspace): CreatedRequestView {
-  return {
-    id: row.id,
-    type: row.type as SupportRequestType,
-    status: row.status as SupportRequestStatus,
-    created_at: row.created_at,
-    ...(workspace.sandbox && { sandbox: true as const }),
-  };
-}
-
-function presentForOperator(row: SupportRequestRow): OperatorRequestView {
-  return {
-    id: row.id,
-    label_id: row.label_id,
-    type: row.type as SupportRequestType,
-    status: row.status as SupportRequestStatus,
-    release_id: row.release_id,
-    message: row.message,
-    reply: row.reply,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }
 
 /**
@@ -138,20 +100,6 @@ export async function requestTakedown(
     });
   });
   return presentCreated(row, workspace);
-}
-
-/**
- * The workspace of a request the operator names. A sandbox request is no ticket: refused with a
- * reason rather than "not found", so an operator who copied an id from a sandbox user's message
- * learns why there is nothing to approve.
- */
-async function ticketWorkspace(trx: Db, requestId: number): Promise<Workspace> {
-  const workspace = await workspaceOwning(trx, 'support_requests', requestId);
-  if (!workspace) throw errors.notFound(`Support request ${requestId}`);
-  if (workspace.sandbox) {
-    throw errors.conflict(`Support request ${requestId} was made with a sandbox key: it is no ticket`);
-  }
-  return workspace;
 }
 
 async function pendingTakedown(
@@ -223,13 +171,7 @@ export async function approveTakedown(ctx: AppContext, requestId: number): Promi
     });
     await distributorFor(ctx.config, workspace).takeDown(trx, await outgoing(trx, workspace, release), at);
     const view = presentForOperator(answered);
-    await publish(
-      trx,
-      workspace,
-      'support.replied',
-      { request: { id: view.id, type: view.type, status: view.status, reply: view.reply } },
-      at.toISOString(),
-    );
+    await publishReply(trx, workspace, view, at.toISOString());
     return {
       request: view,
       release: {
