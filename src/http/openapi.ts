@@ -89,7 +89,10 @@ export const openapiPlugin = fp(
           { name: 'reports', description: 'Catalog health' },
           { name: 'smart-links', description: 'Smart links: management, UPC lookup, statistics' },
           { name: 'analytics', description: 'Label summary, link traffic, and one release at a glance' },
-          { name: 'finance', description: 'Balance, payouts, withdrawals and royalty statement reports (read-only)' },
+          {
+            name: 'finance',
+            description: 'Balance, payouts, withdrawals and royalty statement reports (read-only)',
+          },
           { name: 'support', description: 'Takedown requests and messages to support' },
           { name: 'events', description: 'The polled event feed' },
           {

@@ -6,6 +6,7 @@ import { type Dialect, fractionType, withIdColumn } from '../portable.ts';
  * withdrawals) is kept in integer cents; a statement line keeps its revenue in integer millionths
  * of a dollar, the precision sales reports carry, so that a payout is the exact sum of its lines
  * rounded once. A statement is known by the digest of its bytes: the same file is imported once.
+ * Also: support requests by status, the operator's queue (`labeldesk support list`).
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await withIdColumn(db.schema.createTable('royalty_statements'), dialect)
@@ -95,5 +96,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .createIndex('withdrawals_label_status')
     .on('withdrawals')
     .columns(['label_id', 'status', 'id'])
+    .execute();
+
+  await db.schema
+    .createIndex('support_requests_status')
+    .on('support_requests')
+    .columns(['status', 'id'])
     .execute();
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { ApiError } from '../../../src/errors.ts';
 import { NO_STATEMENT_NOTE } from '../../../src/modules/finance/finance.service.ts';
@@ -753,6 +754,41 @@ test('a sandbox key reads invented figures: plausible, the same every time, neve
   assert.deepEqual((await read(h, one.key, '/finance/summary')).body.balance, {
     available: 395.26,
     earned: 395.26,
+    withdrawn: 0,
+  });
+});
+
+test("the README's example statement imports as the README says", async (t) => {
+  const h = await buildHarness(t);
+  const caller = await givenCaller(h, { plan: 'label' });
+  const artist = await givenArtist(h, caller.label.id);
+  const release = await givenRelease(h, caller.label.id, {
+    artist_id: artist.id,
+    status: 'live',
+    upc: '0860000000017',
+  });
+  await givenTrack(h, caller.label.id, release.id, { isrc: 'USLD02600001' });
+  const file = readFileSync(new URL('../../../examples/royalty-statement.csv', import.meta.url));
+  const report = await importStatement(h.ctx, 'royalty-statement.csv', file);
+  assert.deepEqual(
+    report.payouts.map(({ period, amount, commission, net_amount }) => ({
+      period,
+      amount,
+      commission,
+      net_amount,
+    })),
+    [
+      { period: '2026-10', amount: 282.62, commission: 42.39, net_amount: 240.23 },
+      { period: '2026-11', amount: 193.71, commission: 29.06, net_amount: 164.65 },
+    ],
+  );
+  assert.deepEqual(
+    report.unmatched_lines.map((line) => [line.line, line.upc]),
+    [[8, '0860000000031']],
+  );
+  assert.deepEqual((await read(h, caller.key, '/finance/summary')).body.balance, {
+    available: 404.88,
+    earned: 404.88,
     withdrawn: 0,
   });
 });
