@@ -1,3 +1,12 @@
+/** A calendar month, `YYYY-MM` (royalty statement periods). */
+export const MONTH_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])$';
+
+const MONTH = new RegExp(MONTH_PATTERN);
+
+export function isMonth(value: string): boolean {
+  return MONTH.test(value);
+}
+
 /** `YYYY-MM-DD` naming a day that exists (no 2026-02-30). */
 export function isCalendarDate(value: string): boolean {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);

@@ -4,7 +4,7 @@
  */
 
 export const MICROS_PER_CENT = 10_000;
-const BASIS_POINTS = 10_000;
+export const BASIS_POINTS = 10_000;
 
 /**
  * A plain decimal such as `12.5`, `-0.003421` or `7` as an integer count of 10^-`scale` units;
@@ -36,7 +36,12 @@ export function centsOfMicros(micros: number): number {
  * taken to the basis point first, so 0.15 is exactly 1500/10000 and no binary fraction leaks in.
  */
 export function commissionCents(amountCents: number, rate: number): number {
-  return divideRounded(amountCents * Math.round(rate * BASIS_POINTS), BASIS_POINTS);
+  return divideRounded(amountCents * rateInBasisPoints(rate), BASIS_POINTS);
+}
+
+/** A rate such as 0.15 as whole basis points (1500): the precision commissions are taken at. */
+export function rateInBasisPoints(rate: number): number {
+  return Math.round(rate * BASIS_POINTS);
 }
 
 /** Cents as the API's dollar number (two decimals at most). */

@@ -170,7 +170,7 @@ test('withdrawals: created within the balance and the minimum, then moved pendin
   const id = String(created.withdrawal.id);
   await refused(
     ['finance', 'withdrawal', 'set', id, '--status', 'paid'],
-    `conflict: Withdrawal ${id} is pending: it can only become processing`,
+    `conflict: Withdrawal ${id} is pending: it can only become processing or rejected`,
   );
   const processing = await cliJson<{ withdrawal: { status: string }; balance: object }>(install, [
     'finance',

@@ -1,4 +1,4 @@
-import { centsOfMicros, commissionCents } from '../../lib/money.ts';
+import { BASIS_POINTS, centsOfMicros, commissionCents, rateInBasisPoints } from '../../lib/money.ts';
 
 /** A payout in cents: the amount earned, the commission kept, and the rest credited to the label. */
 export interface Payout {
@@ -14,7 +14,7 @@ export function payoutOf(revenueMicros: number, commissionRate: number): Payout 
   const commission = commissionCents(amountCents, commissionRate);
   return {
     amountCents,
-    commissionRate,
+    commissionRate: rateInBasisPoints(commissionRate) / BASIS_POINTS,
     commissionCents: commission,
     netCents: amountCents - commission,
   };

@@ -26,6 +26,7 @@ import {
   platformTotals,
   withdrawalPage,
 } from './finance.service.ts';
+import { dspKey } from './statement.parser.ts';
 
 const FIGURES =
   "Amounts are US dollars. Figures come from the distributor's royalty statements; until the first one the " +
@@ -67,7 +68,7 @@ export function financeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const page = pageOf(validated(PageQuery, request.query));
+        const page = pageOf(request.query);
         const { total, ...body } = await payoutPage(ctx, readerOf(request), page);
         return { ...body, ...pageResponse(request, reply, ctx.config.baseUrl, page, total) };
       },
@@ -87,7 +88,7 @@ export function financeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const page = pageOf(validated(PageQuery, request.query));
+        const page = pageOf(request.query);
         const { total, ...body } = await withdrawalPage(ctx, readerOf(request), page);
         return { ...body, ...pageResponse(request, reply, ctx.config.baseUrl, page, total) };
       },
@@ -164,7 +165,7 @@ export function financeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const filters = {
           ...periodRange(query),
           releaseId: query.release_id,
-          dsp: query.dsp,
+          dsp: query.dsp === undefined ? undefined : dspKey(query.dsp),
           country: query.country?.toUpperCase(),
         };
         const { total, ...body } = await linePage(ctx, readerOf(request), filters, page);

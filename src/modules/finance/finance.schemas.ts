@@ -1,14 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { PageFields, PageQuery } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
-import { WITHDRAWAL_STATUSES } from './withdrawals.service.ts';
+import { MONTH_PATTERN } from '../../lib/dates.ts';
+
+export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'paid', 'rejected'] as const;
+export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
 
 const Money = (description: string) => Type.Number({ description: `${description}, in US dollars` });
 
 const Currency = Type.Literal('USD', { description: 'Every amount is in US dollars' });
 
 const Period = Type.String({
-  pattern: '^\\d{4}-(0[1-9]|1[0-2])$',
+  pattern: MONTH_PATTERN,
   description: 'Month, `YYYY-MM`',
   examples: ['2026-03'],
 });
@@ -40,7 +43,12 @@ export const LinesQuery = Type.Object({
   ...PeriodQuery.properties,
   release_id: Type.Optional(Id),
   dsp: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 64, description: 'Platform key', examples: ['spotify'] }),
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Platform key, or its name (`Apple Music` is `apple_music`)',
+      examples: ['spotify'],
+    }),
   ),
   country: Type.Optional(
     Type.String({

@@ -1,13 +1,15 @@
+import type { Static } from '@sinclair/typebox';
 import countries from 'i18n-iso-countries';
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { calendarDate } from '../../http/fields.ts';
 import type { PageRequest } from '../../http/pagination.ts';
+import { isMonth } from '../../lib/dates.ts';
 import { centsOfMicros, dollars, dollarsOfMicros } from '../../lib/money.ts';
+import { percent } from '../../lib/percent.ts';
 import type { Terms } from '../plans/plans.service.ts';
 import { platformName } from '../platforms/platforms.catalog.ts';
-import { percent } from '../smart-links/link-stats.service.ts';
 import { balanceOf } from './finance.money.ts';
 import { ensureSandboxFinance } from './finance.sandbox.ts';
 import type {
@@ -44,7 +46,6 @@ export interface FinanceReader {
   readonly terms: Terms;
 }
 
-type Body<S extends { static: unknown }> = S['static'];
 type Paged<B> = Omit<B, 'page' | 'per_page' | 'total'> & { total: number };
 
 export const NO_STATEMENT_NOTE =
@@ -76,7 +77,7 @@ export function periodRange(query: { from?: string; to?: string }): PeriodRange 
 }
 
 function monthOf(field: string, value: string): string {
-  if (/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) return value;
+  if (isMonth(value)) return value;
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return calendarDate(field, value).slice(0, 7);
   throw errors.invalid(field, `${field} must be a month YYYY-MM or a date YYYY-MM-DD`);
 }
@@ -97,7 +98,7 @@ function presentPayout(row: PayoutRow) {
 export async function financeSummary(
   ctx: AppContext,
   reader: FinanceReader,
-): Promise<Body<typeof SummaryBody>> {
+): Promise<Static<typeof SummaryBody>> {
   const id = await prepared(ctx, reader);
   const balance = balanceOf(await balanceSums(ctx.db, id));
   const open = await listWithdrawals(ctx.db, id, { limit: 100, offset: 0 }, OPEN_WITHDRAWAL_STATUSES);
@@ -134,7 +135,7 @@ export async function payoutPage(
   ctx: AppContext,
   reader: FinanceReader,
   page: PageRequest,
-): Promise<Paged<Body<typeof PayoutsBody>>> {
+): Promise<Paged<Static<typeof PayoutsBody>>> {
   const id = await prepared(ctx, reader);
   const rows = await listPayouts(ctx.db, id, page);
   return {
@@ -149,7 +150,7 @@ export async function withdrawalPage(
   ctx: AppContext,
   reader: FinanceReader,
   page: PageRequest,
-): Promise<Paged<Body<typeof WithdrawalsBody>>> {
+): Promise<Paged<Static<typeof WithdrawalsBody>>> {
   const id = await prepared(ctx, reader);
   const rows = await listWithdrawals(ctx.db, id, page);
   return {
@@ -180,7 +181,7 @@ export async function platformTotals(
   ctx: AppContext,
   reader: FinanceReader,
   range: PeriodRange,
-): Promise<Body<typeof PlatformsBody>> {
+): Promise<Static<typeof PlatformsBody>> {
   const id = await prepared(ctx, reader);
   const totals = shares(await totalsBy(ctx.db, id, 'dsp', range));
   return {
@@ -194,7 +195,7 @@ export async function countryTotals(
   ctx: AppContext,
   reader: FinanceReader,
   range: PeriodRange,
-): Promise<Body<typeof CountriesBody>> {
+): Promise<Static<typeof CountriesBody>> {
   const id = await prepared(ctx, reader);
   const totals = shares(await totalsBy(ctx.db, id, 'country', range));
   return {
@@ -213,7 +214,7 @@ export async function monthlyStatements(
   ctx: AppContext,
   reader: FinanceReader,
   range: PeriodRange,
-): Promise<Body<typeof StatementsBody>> {
+): Promise<Static<typeof StatementsBody>> {
   const id = await prepared(ctx, reader);
   const months = await payoutsByMonth(ctx.db, id, range);
   const quantities = new Map(
@@ -253,7 +254,7 @@ export async function linePage(
   reader: FinanceReader,
   filters: LineFilters,
   page: PageRequest,
-): Promise<Paged<Body<typeof LinesBody>>> {
+): Promise<Paged<Static<typeof LinesBody>>> {
   const id = await prepared(ctx, reader);
   const rows = await listLines(ctx.db, id, filters, page);
   return {

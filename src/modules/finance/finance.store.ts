@@ -17,8 +17,8 @@ export type UnmatchedLineRow = Selectable<RoyaltyUnmatchedLinesTable>;
 export type PayoutRow = Selectable<PayoutsTable>;
 export type WithdrawalRow = Selectable<WithdrawalsTable>;
 
-/** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound values. */
-const INSERT_BATCH = 500;
+/** Rows per INSERT and values per IN list: far below SQLite's and PostgreSQL's limits on bound values. */
+const BATCH = 500;
 
 /** Months as `YYYY-MM`, both ends included; an end left out is open. */
 export interface PeriodRange {
@@ -36,8 +36,8 @@ async function insertInBatches<T>(
   rows: readonly T[],
   insert: (batch: T[]) => Promise<unknown>,
 ): Promise<void> {
-  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-    await insert(rows.slice(start, start + INSERT_BATCH));
+  for (let start = 0; start < rows.length; start += BATCH) {
+    await insert(rows.slice(start, start + BATCH));
   }
 }
 
@@ -49,6 +49,10 @@ export async function findStatementByHash(db: Db, contentHash: string): Promise<
     .selectAll()
     .where('content_hash', '=', contentHash)
     .executeTakeFirst();
+}
+
+export async function findStatement(db: Db, id: number): Promise<StatementRow | undefined> {
+  return db.selectFrom('royalty_statements').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function insertStatement(
@@ -120,13 +124,13 @@ export interface TrackMatch {
 /** Releases of real labels (never a sandbox's copy) carrying any of the UPCs. */
 export async function releasesByUpc(db: Db, upcs: readonly string[]): Promise<ReleaseMatch[]> {
   const found: ReleaseMatch[] = [];
-  for (let start = 0; start < upcs.length; start += INSERT_BATCH) {
+  for (let start = 0; start < upcs.length; start += BATCH) {
     const rows = await db
       .selectFrom('releases')
       .innerJoin('labels', 'labels.id', 'releases.label_id')
       .select(['releases.upc', 'releases.id as release_id', 'releases.label_id'])
       .where('labels.parent_id', 'is', null)
-      .where('releases.upc', 'in', upcs.slice(start, start + INSERT_BATCH))
+      .where('releases.upc', 'in', upcs.slice(start, start + BATCH))
       .orderBy('releases.id')
       .execute();
     for (const row of rows) if (row.upc !== null) found.push({ ...row, upc: row.upc });
@@ -137,7 +141,7 @@ export async function releasesByUpc(db: Db, upcs: readonly string[]): Promise<Re
 /** Tracks of real labels carrying any of the ISRCs, with their release's UPC. */
 export async function tracksByIsrc(db: Db, isrcs: readonly string[]): Promise<TrackMatch[]> {
   const found: TrackMatch[] = [];
-  for (let start = 0; start < isrcs.length; start += INSERT_BATCH) {
+  for (let start = 0; start < isrcs.length; start += BATCH) {
     const rows = await db
       .selectFrom('tracks')
       .innerJoin('labels', 'labels.id', 'tracks.label_id')
@@ -154,7 +158,7 @@ export async function tracksByIsrc(db: Db, isrcs: readonly string[]): Promise<Tr
         'tracks.label_id',
       ])
       .where('labels.parent_id', 'is', null)
-      .where('tracks.isrc', 'in', isrcs.slice(start, start + INSERT_BATCH))
+      .where('tracks.isrc', 'in', isrcs.slice(start, start + BATCH))
       .orderBy('tracks.id')
       .execute();
     for (const row of rows) if (row.isrc !== null) found.push({ ...row, isrc: row.isrc });

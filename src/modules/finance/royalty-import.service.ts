@@ -12,6 +12,7 @@ import { termsOf } from '../plans/plans.service.ts';
 import { nextInSequence } from '../submission/submission.store.ts';
 import { type Payout, payoutOf } from './finance.money.ts';
 import {
+  findStatement,
   findStatementByHash,
   insertLines,
   insertPayout,
@@ -88,7 +89,9 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   const groups = new Map<string, T[]>();
   for (const item of items) {
     const name = key(item);
-    groups.set(name, [...(groups.get(name) ?? []), item]);
+    const group = groups.get(name);
+    if (group) group.push(item);
+    else groups.set(name, [item]);
   }
   return groups;
 }
@@ -277,11 +280,10 @@ const UNMATCHED_LISTED = 1000;
 
 /** `labeldesk finance unmatched`: what no label was paid for, one statement's or the latest ones'. */
 export async function unmatchedLines(ctx: AppContext, statementId?: number): Promise<UnmatchedLineView[]> {
-  const rows =
-    statementId === undefined
-      ? await listUnmatchedLines(ctx.db, UNMATCHED_LISTED)
-      : await unmatchedLinesOf(ctx.db, statementId);
-  return rows.map(presentUnmatched);
+  if (statementId === undefined)
+    return (await listUnmatchedLines(ctx.db, UNMATCHED_LISTED)).map(presentUnmatched);
+  if (!(await findStatement(ctx.db, statementId))) throw errors.notFound(`Statement ${statementId}`);
+  return (await unmatchedLinesOf(ctx.db, statementId)).map(presentUnmatched);
 }
 
 async function reportOfStored(db: Db, statement: StatementRow): Promise<ImportReport> {

@@ -1,5 +1,6 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import { errors } from '../../errors.ts';
+import { isMonth } from '../../lib/dates.ts';
 import { isValidUpc } from '../../lib/gtin.ts';
 import { normalizeIsrc } from '../../lib/isrc.ts';
 import { parseDecimal } from '../../lib/money.ts';
@@ -32,8 +33,15 @@ export interface StatementLine {
 }
 
 const COUNTRY_CODES = new Set(COUNTRIES.map((country) => country.code));
-const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
 const MAX_DSP_LENGTH = 64;
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/**
+ * Bounds far above any real sales line, low enough that the sums of a statement, of a label's
+ * months and of its platforms stay exact integers.
+ */
+const MAX_QUANTITY = 1_000_000_000_000;
+const MAX_REVENUE_MICROS = 1_000_000_000 * 1_000_000;
 
 function platformToken(name: string): string {
   return name
@@ -64,13 +72,14 @@ function columnPositions(header: readonly string[]): Record<Column, number> {
     if (position < 0) {
       refuse(1, column, `the header has no "${column}" column (expected ${STATEMENT_COLUMNS.join(', ')})`);
     }
+    if (names.lastIndexOf(column) !== position) refuse(1, column, `the header names "${column}" twice`);
     positions[column] = position;
   }
   return positions;
 }
 
 function parsePeriod(line: number, value: string): string {
-  if (!PERIOD.test(value)) refuse(line, 'period', `period "${value}" is not a month YYYY-MM`);
+  if (!isMonth(value)) refuse(line, 'period', `period "${value}" is not a month YYYY-MM`);
   return value;
 }
 
@@ -87,12 +96,19 @@ function parseIsrc(line: number, value: string): string | null {
   return isrc;
 }
 
+/** How lines name a platform: its key when it is one we know (`Apple Music` is `apple_music`), else the name in lower case. */
+export function dspKey(name: string): string {
+  const token = platformToken(name);
+  return PLATFORM_BY_TOKEN.get(token) ?? token;
+}
+
 function parseDsp(line: number, value: string): string {
-  const token = platformToken(value);
-  if (token === '' || token.length > MAX_DSP_LENGTH) {
+  const key = dspKey(value);
+  if (key === '' || key.length > MAX_DSP_LENGTH) {
     refuse(line, 'dsp', `dsp must name the platform in 1 to ${MAX_DSP_LENGTH} characters`);
   }
-  return PLATFORM_BY_TOKEN.get(token) ?? token;
+  if (CONTROL_CHARACTER.test(key)) refuse(line, 'dsp', 'dsp must not hold control characters');
+  return key;
 }
 
 function parseCountry(line: number, value: string): string {
@@ -105,6 +121,8 @@ function parseCountry(line: number, value: string): string {
 function parseQuantity(line: number, value: string): number {
   const quantity = parseDecimal(value, 0);
   if (quantity === null) refuse(line, 'quantity', `quantity "${value}" is not a whole number`);
+  if (Math.abs(quantity) > MAX_QUANTITY)
+    refuse(line, 'quantity', `quantity ${value} is beyond ${MAX_QUANTITY}`);
   return quantity;
 }
 
@@ -116,6 +134,9 @@ function parseRevenue(line: number, value: string): number {
       'revenue',
       `revenue "${value}" is not an amount in dollars with at most ${REVENUE_SCALE} decimals`,
     );
+  }
+  if (Math.abs(micros) > MAX_REVENUE_MICROS) {
+    refuse(line, 'revenue', `revenue ${value} is beyond ${MAX_REVENUE_MICROS / 1_000_000} dollars`);
   }
   return micros;
 }
@@ -155,6 +176,19 @@ function records(text: string): ParsedRecord[] {
   }
 }
 
+/** Sums of the statement are counted in integers: refused when they could no longer be exact. */
+function assertExactSums(lines: readonly StatementLine[]): void {
+  let quantity = 0;
+  let micros = 0;
+  for (const line of lines) {
+    quantity += Math.abs(line.quantity);
+    micros += Math.abs(line.revenueMicros);
+    if (!Number.isSafeInteger(quantity) || !Number.isSafeInteger(micros)) {
+      refuse(line.line, 'file', 'the statement adds up to more than can be counted exactly: split it');
+    }
+  }
+}
+
 /** Every line of the statement, or 400 `invalid` naming the first bad line: nothing is half-read. */
 export function parseStatement(text: string): StatementLine[] {
   const [header, ...rows] = records(text);
@@ -167,5 +201,6 @@ export function parseStatement(text: string): StatementLine[] {
     return statementLine(info.lines, cells);
   });
   if (lines.length === 0) refuse(2, 'file', 'the statement has a header but no lines');
+  assertExactSums(lines);
   return lines;
 }

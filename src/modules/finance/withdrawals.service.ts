@@ -6,6 +6,7 @@ import { dollars, formatDollars, parseDecimal } from '../../lib/money.ts';
 import { workspaceOwning } from '../labels/labels.service.ts';
 import { findLabel, lockLabel } from '../labels/labels.store.ts';
 import { type Balance, balanceOf } from './finance.money.ts';
+import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from './finance.schemas.ts';
 import {
   balanceSums,
   insertWithdrawal,
@@ -14,12 +15,13 @@ import {
   type WithdrawalRow,
 } from './finance.store.ts';
 
-export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'paid', 'rejected'] as const;
-export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
-
-/** `pending` -> `processing` -> `paid` | `rejected`; nothing else, and nothing after the end. */
+/**
+ * `pending` -> `processing` -> `paid`, or `rejected`; nothing after the end. A pending request may
+ * be rejected too: returns in a later statement can leave the balance short of it, and it must
+ * not then block the label's requests for good.
+ */
 const NEXT_STATUSES: Record<WithdrawalStatus, readonly WithdrawalStatus[]> = {
-  pending: ['processing'],
+  pending: ['processing', 'rejected'],
   processing: ['paid', 'rejected'],
   paid: [],
   rejected: [],

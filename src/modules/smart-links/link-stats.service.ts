@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { daysBetween, utcDay } from '../../lib/dates.ts';
+import { percent } from '../../lib/percent.ts';
 import { platformName } from '../platforms/platforms.catalog.ts';
 import {
   type BreakdownCount,
@@ -11,11 +12,6 @@ import {
 } from './link-stats.store.ts';
 import type { LinkStatsView } from './smart-links.schemas.ts';
 import { loadSmartLink } from './smart-links.service.ts';
-
-/** `part` of `whole` in percent, one decimal; 0 when there is no whole. */
-export function percent(part: number, whole: number): number {
-  return whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10;
-}
 
 /** Counts per day over `days`, with 0 for a day that has none. */
 export function dailySeries(days: readonly string[], counts: readonly DayCount[]) {

@@ -25,7 +25,7 @@ export function supportRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           description:
             'Creates a `pending` request of type `message`. Support answers from its desk: the request becomes ' +
             '`answered` with its `reply` (GET /support/requests) and `support.replied` carries the answer. ' +
-            `\`message\` is 1-${MAX_MESSAGE_LENGTH} characters after surrounding spaces are dropped. ` +
+            `\`message\` is 1-${MAX_MESSAGE_LENGTH} characters, and not blank; surrounding spaces are dropped. ` +
             "`release_id` must be a release of the caller's label: another label's or an unknown id is 400 " +
             '`invalid` with `field: "release_id"` (a body field, so not a 404). ' +
             'With a sandbox key the message is kept in the sandbox and reaches no one.',

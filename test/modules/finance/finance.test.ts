@@ -195,6 +195,7 @@ test('an import matches lines by ISRC and UPC, pays each label per month after i
   assert.deepEqual(report.unmatched_lines, [unmatched]);
   assert.deepEqual(await unmatchedLines(h.ctx), [unmatched]);
   assert.deepEqual(await unmatchedLines(h.ctx, report.statement.id), [unmatched]);
+  await assert.rejects(unmatchedLines(h.ctx, 999_999), { message: 'Statement 999999 not found' });
 
   const summary = await read(h, financeOnly, '/finance/summary');
   const [january, february] = report.payouts;
@@ -384,6 +385,29 @@ test('a malformed statement is refused whole with the line and the reason', asyn
       },
     ],
     [header, { field: 'file', message: 'line 2: the statement has a header but no lines' }],
+    [
+      `${header}\n2026-01,${UPC_ONE},,spo\u0000tify,US,1,1`,
+      { field: 'dsp', message: 'line 2: dsp must not hold control characters' },
+    ],
+    [
+      `${header},revenue\n2026-01,${UPC_ONE},,spotify,US,1,1,2`,
+      { field: 'revenue', message: 'line 1: the header names "revenue" twice' },
+    ],
+    [
+      `${header}\n2026-01,${UPC_ONE},,spotify,US,1000000000001,1`,
+      { field: 'quantity', message: 'line 2: quantity 1000000000001 is beyond 1000000000000' },
+    ],
+    [
+      `${header}\n2026-01,${UPC_ONE},,spotify,US,1,-1000000000.000001`,
+      { field: 'revenue', message: 'line 2: revenue -1000000000.000001 is beyond 1000000000 dollars' },
+    ],
+    [
+      `${header}\n${Array.from({ length: 10 }, () => `2026-01,${UPC_ONE},,spotify,US,1,999999999`).join('\n')}`,
+      {
+        field: 'file',
+        message: 'line 11: the statement adds up to more than can be counted exactly: split it',
+      },
+    ],
     ['', { field: 'file', message: 'line 1: the file is empty' }],
   ];
   for (const [text, expected] of cases) await refusedImport(h, text, expected);
@@ -452,10 +476,7 @@ test('balance: earned minus withdrawn minus withdrawals in processing; pending a
   ]);
 
   await assert.rejects(moveWithdrawal(h.ctx, first.withdrawal.id, 'paid'), {
-    message: `Withdrawal ${first.withdrawal.id} is pending: it can only become processing`,
-  });
-  await assert.rejects(moveWithdrawal(h.ctx, first.withdrawal.id, 'rejected'), {
-    message: `Withdrawal ${first.withdrawal.id} is pending: it can only become processing`,
+    message: `Withdrawal ${first.withdrawal.id} is pending: it can only become processing or rejected`,
   });
   await assert.rejects(moveWithdrawal(h.ctx, first.withdrawal.id, 'done'), {
     message: 'status must be one of processing, paid, rejected',
@@ -495,6 +516,51 @@ test('balance: earned minus withdrawn minus withdrawals in processing; pending a
   });
   assert.equal(list.headers['x-total-count'], '2');
   assert.match(String(list.headers.link), /page=2&per_page=1>; rel="next"/);
+});
+
+test('returns in a later statement lower the balance; a pending request it no longer covers is rejected', async (t) => {
+  const h = await buildHarness(t);
+  const { one } = await givenCatalog(h);
+  await importStatement(h.ctx, 'sales.csv', bytes(STATEMENT));
+  const pending = await createWithdrawal(h.ctx, one.label.id, '300');
+  const returns = `period,upc,isrc,dsp,country,quantity,revenue\n2026-03,${UPC_ONE},,spotify,DE,-50000,-200`;
+  const report = await importStatement(h.ctx, 'returns.csv', bytes(returns));
+  assert.deepEqual(
+    report.payouts.map(({ amount, commission, net_amount }) => ({ amount, commission, net_amount })),
+    [{ amount: -200, commission: -30, net_amount: -170 }],
+  );
+  assert.deepEqual((await read(h, one.key, '/finance/summary')).body.balance, {
+    available: 225.26,
+    earned: 225.26,
+    withdrawn: 0,
+  });
+  await assert.rejects(moveWithdrawal(h.ctx, pending.withdrawal.id, 'processing'), {
+    message: `Withdrawal ${pending.withdrawal.id} asks for 300.00, over the available balance of 225.26`,
+  });
+  const rejected = await moveWithdrawal(h.ctx, pending.withdrawal.id, 'rejected');
+  assert.equal(rejected.withdrawal.status, 'rejected');
+  const next = await createWithdrawal(h.ctx, one.label.id, '225.26');
+  assert.equal(next.withdrawal.status, 'pending');
+});
+
+test('the commission is taken at whole basis points, and the payout keeps that rate', async (t) => {
+  const h = await buildHarness(t);
+  const { one } = await givenCatalog(h);
+  await updateLabel(h.ctx, one.label.id, { commission: 0.12345 });
+  const report = await importStatement(
+    h.ctx,
+    'odd-rate.csv',
+    bytes(`period,upc,isrc,dsp,country,quantity,revenue\n2026-01,${UPC_ONE},,spotify,US,1,1000`),
+  );
+  assert.deepEqual(
+    report.payouts.map(({ amount, commission_rate, commission, net_amount }) => ({
+      amount,
+      commission_rate,
+      commission,
+      net_amount,
+    })),
+    [{ amount: 1000, commission_rate: 0.1235, commission: 123.5, net_amount: 876.5 }],
+  );
 });
 
 test('a withdrawal moves to processing only while the balance covers it', async (t) => {
@@ -662,6 +728,7 @@ test('lines filter by release, platform, country and months given as months or d
     `2026-02 ${second.id} spotify US`,
     `2026-01 ${first.id} spotify DE`,
   ]);
+  assert.deepEqual(await periodsOf('dsp=Apple%20Music'), [`2026-01 ${first.id} apple_music US`]);
   assert.deepEqual(await periodsOf('country=us'), [
     `2026-02 ${second.id} spotify US`,
     `2026-01 ${first.id} apple_music US`,
