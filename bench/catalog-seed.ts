@@ -3,6 +3,7 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../src/db/database.ts';
 import type { ReleaseDspStatusesTable, ReleasesTable, TracksTable } from '../src/db/schema.ts';
+import { seededRandom } from '../src/lib/random.ts';
 import { searchKey } from '../src/lib/text.ts';
 
 export interface CatalogSize {
@@ -49,18 +50,6 @@ const STORE_LINKS = JSON.stringify({ spotify: 'https://open.spotify.com/album/x'
 const DAY_MS = 86_400_000;
 const CATALOG_START_MS = Date.parse('2021-01-01T00:00:00.000Z');
 const CATALOG_SPAN_MS = 5 * 365 * DAY_MS;
-
-/** mulberry32: the same catalog on every run, so runs compare. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LATIN_SYLLABLES = [
   'la',

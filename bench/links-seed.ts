@@ -3,12 +3,12 @@
 // instead of one per visit. The rows and values are those the same visits one by one would leave.
 import type { Db } from '../src/db/database.ts';
 import { addDays } from '../src/lib/dates.ts';
+import { seededRandom } from '../src/lib/random.ts';
 import {
   addToCounters,
   type BreakdownCount,
   type Dimension,
 } from '../src/modules/smart-links/link-stats.store.ts';
-import { seededRandom } from './catalog-seed.ts';
 
 export interface LinkTraffic {
   views: number;

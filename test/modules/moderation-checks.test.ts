@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import type { Insertable } from 'kysely';
 import type { ReleasesTable, TracksTable } from '../../src/db/schema.ts';
+import { seededRandom as random } from '../../src/lib/random.ts';
 import { ensureSandboxWorkspace, getLabel } from '../../src/modules/labels/labels.service.ts';
 import { type MediaKind, mediaPath } from '../../src/modules/media/media.storage.ts';
 import { automatedChecks, type Finding } from '../../src/modules/moderation/moderation.checks.ts';
@@ -18,18 +19,6 @@ import { buildHarness, givenLabel, type Harness } from '../helpers/harness.ts';
 
 const RATE = 44_100;
 const SECONDS = 2;
-
-/** A small seeded generator (mulberry32), so every run builds the same files. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** White noise: energy evenly up to 22 kHz, as a full-band master has treble. */
 function whiteNoise(seed: number): Float64Array {

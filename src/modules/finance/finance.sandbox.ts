@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { divideRounded } from '../../lib/money.ts';
+import { seededRandom } from '../../lib/random.ts';
 import { lockLabel } from '../labels/labels.store.ts';
 import type { Terms } from '../plans/plans.service.ts';
 import { payoutOf } from './finance.money.ts';
@@ -41,18 +42,6 @@ const COUNTRY_WEIGHTS: readonly (readonly [string, number])[] = [
   ['JP', 8_000],
   ['BR', 3_000],
 ];
-
-/** A small seeded generator (mulberry32): the same label always gets the same figures. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** The `count` months before the month of `now`, oldest first, as `YYYY-MM`. */
 function monthsBefore(now: Date, count: number): string[] {
