@@ -1,5 +1,4 @@
 import type { Static } from '@sinclair/typebox';
-import countries from 'i18n-iso-countries';
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
@@ -8,6 +7,7 @@ import type { PageRequest } from '../../http/pagination.ts';
 import { isMonth } from '../../lib/dates.ts';
 import { centsOfMicros, dollars, dollarsOfMicros } from '../../lib/money.ts';
 import { percent } from '../../lib/percent.ts';
+import { countryName } from '../lookups/lookups.catalog.ts';
 import type { Terms } from '../plans/plans.service.ts';
 import { platformName } from '../platforms/platforms.catalog.ts';
 import { balanceOf } from './finance.money.ts';
@@ -202,7 +202,7 @@ export async function countryTotals(
     currency: 'USD',
     countries: totals.map(({ key, ...rest }) => ({
       country: key,
-      name: countries.getName(key, 'en') ?? key,
+      name: countryName(key),
       ...rest,
     })),
     ...(await noteFor(ctx, id)),

@@ -200,6 +200,12 @@ function split(lines: readonly StatementLine[], matcher: LineMatcher): Split {
   return result;
 }
 
+async function commissionRateOf(trx: Db, labelId: number): Promise<number> {
+  const label = await findLabel(trx, labelId);
+  if (!label) throw new Error(`label ${labelId} vanished during the import`);
+  return termsOf(label).commission_rate;
+}
+
 /** One payout per label and month of the statement, the label's commission rate taken today. */
 async function createPayouts(
   trx: Db,
@@ -208,13 +214,14 @@ async function createPayouts(
   at: string,
 ): Promise<void> {
   const groups = groupBy(matched, (line) => `${line.label_id}|${line.period}`);
+  const rates = new Map<number, number>();
   for (const lines of groups.values()) {
     const [first] = lines;
     if (!first) continue;
-    const label = await findLabel(trx, first.label_id);
-    if (!label) throw new Error(`label ${first.label_id} vanished during the import`);
+    const rate = rates.get(first.label_id) ?? (await commissionRateOf(trx, first.label_id));
+    rates.set(first.label_id, rate);
     const micros = lines.reduce((sum, line) => sum + Number(line.revenue_micros), 0);
-    const payout: Payout = payoutOf(micros, termsOf(label).commission_rate);
+    const payout: Payout = payoutOf(micros, rate);
     await insertPayout(trx, {
       label_id: first.label_id,
       statement_id: statementId,

@@ -102,7 +102,12 @@ export interface Country {
 /** ISO 3166-1 alpha-2, with English names, in code order. */
 export const COUNTRIES: readonly Country[] = Object.keys(countries.getAlpha2Codes())
   .sort()
-  .map((code) => ({ code, name: countries.getName(code, 'en') ?? code }));
+  .map((code) => ({ code, name: countryName(code) }));
+
+/** The English name of an ISO 3166-1 alpha-2 code; the code itself when it names no country. */
+export function countryName(code: string): string {
+  return countries.getName(code, 'en') ?? code;
+}
 
 export interface Language {
   readonly code: string;

@@ -54,18 +54,10 @@ export function presentCreated(row: SupportRequestRow, workspace: Workspace): Cr
   };
 }
 
+/** The operator's view without the label, which the caller knows: its own. */
 function presentRequest(row: SupportRequestRow, workspace: Workspace): SupportRequestView {
-  return {
-    id: row.id,
-    type: row.type as SupportRequestType,
-    status: row.status as SupportRequestStatus,
-    message: row.message,
-    release_id: row.release_id,
-    reply: row.reply,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    ...(workspace.sandbox && { sandbox: true as const }),
-  };
+  const { label_id: _label, ...request } = presentForOperator(row);
+  return { ...request, ...(workspace.sandbox && { sandbox: true as const }) };
 }
 
 export function presentForOperator(row: SupportRequestRow): OperatorRequestView {
