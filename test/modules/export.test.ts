@@ -153,3 +153,27 @@ test('the export needs catalog:read and holds only the caller’s catalog', asyn
   assert.equal(response.statusCode, 403);
   assert.equal((json(response) as { code: string }).code, 'forbidden');
 });
+
+test('text a spreadsheet would run as a formula is exported as text; numbers stay numbers', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h, { plan: 'pro' });
+  const created = await call(h, 'POST', '/api/v1/artists', {
+    key,
+    payload: { name: '=HYPERLINK("http://x","y")' },
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  const artistId = (json(created) as { artist: { id: number } }).artist.id;
+  const titles = ['+1', '-2', '@SUM(A1)', '\tx', '\rx', 'plain -3'];
+  for (const title of titles) {
+    const release = await givenRelease(h, label.id, { artist_id: artistId, title, genre: 'Pop' });
+    await givenTrack(h, label.id, release.id, { title: '=1+1', number: 1 });
+  }
+
+  const rows = records((await exportCsv(h, key)).body).slice(1);
+  const artist = `"'=HYPERLINK(""http://x"",""y"")"`;
+  const escapedTitles = [`"'+1"`, `"'-2"`, `"'@SUM(A1)"`, `"'\tx"`, `"'\rx"`, 'plain -3'];
+  assert.deepEqual(
+    rows.map((row) => row.replace(/^\d+,/, '')),
+    escapedTitles.map((title) => `${title},${artist},single,draft,2026-06-01,,Pop,1,"'=1+1",,,false,`),
+  );
+});
