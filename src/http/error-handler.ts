@@ -36,6 +36,10 @@ export function toApiError(error: unknown, request?: FastifyRequest): ApiError {
       return errors.unsupportedMediaType(request?.headers['content-type'] ?? 'this');
     case 'FST_ERR_BAD_URL':
       return errors.invalid('path', 'The request path is not a valid URL path');
+    // The router stops reading a path parameter past 100 characters; no id, code or file name
+    // of ours is that long, so the path cannot name anything: invalid, like a malformed one.
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return errors.invalid('path', 'A path segment is longer than any id, code or name of ours');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.invalid('body', 'The body is not valid JSON');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

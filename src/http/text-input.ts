@@ -2,23 +2,38 @@ import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from '
 import fp from 'fastify-plugin';
 import { errors } from '../errors.ts';
 
-/**
- * The path (`title`, `featured_artists/0/name`) of the first string in `value` holding a NUL
- * character, or null. PostgreSQL cannot store NUL in text, and no field of ours means it.
- */
-export function nulCharacterPath(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (typeof value !== 'object' || value === null) return null;
-  for (const [key, item] of Object.entries(value)) {
-    const found = nulCharacterPath(item, path ? `${path}/${key}` : key);
-    if (found !== null) return found;
-  }
-  return null;
+/** Far deeper than any body of ours nests (a release's featured artists are three levels down). */
+export const MAX_NESTING = 32;
+
+interface Pending {
+  value: unknown;
+  path: string;
+  depth: number;
 }
 
+/**
+ * Refuses a string holding a NUL character (PostgreSQL cannot store NUL in text, and no field of
+ * ours means it), naming its path (`title`, `featured_artists/0/name`), and a value nested deeper
+ * than MAX_NESTING. Walked with a stack, not recursion: 100 KB of `[` would overflow the call stack.
+ */
 export function assertNoNulCharacter(field: string, value: unknown): void {
-  const path = nulCharacterPath(value, field);
-  if (path !== null) throw errors.invalid(path, `${path} must not contain the NUL character`);
+  const pending: Pending[] = [{ value, path: field, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value === 'string') {
+      if (!next.value.includes('\u0000')) continue;
+      const path = next.path || 'body';
+      throw errors.invalid(path, `${path} must not contain the NUL character`);
+    }
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    if (next.depth === MAX_NESTING) {
+      const path = field || 'body';
+      throw errors.invalid(path, `${path} is nested deeper than ${MAX_NESTING} levels`);
+    }
+    // Reversed onto the stack so the first offending value in document order is the one named.
+    for (const [key, item] of Object.entries(next.value).reverse()) {
+      pending.push({ value: item, path: next.path ? `${next.path}/${key}` : key, depth: next.depth + 1 });
+    }
+  }
 }
 
 const refuseNulCharacters: preValidationHookHandler = (request: FastifyRequest, _reply, done) => {
