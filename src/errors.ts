@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'https_required'
   | 'plan_limit'
   | 'plan_required'
+  | 'live_key_required'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
@@ -55,8 +56,20 @@ export const errors = {
   httpsRequired: () => new ApiError(403, 'https_required', 'The API is served over HTTPS only'),
   planRequired: (requiredPlan: string, message: string, extra: ErrorExtra = {}) =>
     new ApiError(403, 'plan_required', message, { required_plan: requiredPlan, ...extra }),
-  planLimit: (body: { plan: string; limit: string; used: number; required_plan: string | null }) =>
-    new ApiError(403, 'plan_limit', `The ${body.limit} limit of the plan is used up`, body),
+  planLimit: (body: {
+    resource: string;
+    plan: string;
+    limit: number;
+    used: number;
+    required_plan: string | null;
+  }) => new ApiError(403, 'plan_limit', `The ${body.resource} limit of the plan is used up`, body),
+  /** A sandbox key asked to change something its sandbox shares with live traffic. */
+  liveKeyRequired: (action: string) =>
+    new ApiError(
+      403,
+      'live_key_required',
+      `A live key is needed to ${action}; a sandbox (svc_test_) key cannot`,
+    ),
   notFound: (what = 'Resource') => new ApiError(404, 'not_found', `${what} not found`),
   methodNotAllowed: (method: string, allowed: readonly string[]) =>
     new ApiError(

@@ -29,7 +29,12 @@ export const ErrorBody = Type.Object(
     required_scope: Type.Optional(Type.String()),
     required_plan: Type.Optional(Nullable(Type.String())),
     plan: Type.Optional(Type.String()),
-    limit: Type.Optional(Type.String()),
+    resource: Type.Optional(
+      Type.String({
+        description: 'The used-up limit (plan_limit): releases, links, webhooks, api_keys, members',
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ description: 'The plan limit that is used up (plan_limit)' })),
     used: Type.Optional(Type.Integer()),
   },
   {
@@ -42,8 +47,9 @@ export const ErrorBody = Type.Object(
       {
         error: 'The api_keys limit of the plan is used up',
         code: 'plan_limit',
+        resource: 'api_keys',
         plan: 'start',
-        limit: 'api_keys',
+        limit: 1,
         used: 1,
         required_plan: 'label',
       },

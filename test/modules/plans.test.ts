@@ -21,8 +21,9 @@ test('a used-up limit is 403 plan_limit with plan, limit, used and the plan that
     assert.deepEqual(bodyOf(error), {
       error: 'The members limit of the plan is used up',
       code: 'plan_limit',
+      resource: 'members',
       plan: 'start',
-      limit: 'members',
+      limit: 2,
       used: 2,
       required_plan: 'label',
     });

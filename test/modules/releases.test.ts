@@ -173,8 +173,9 @@ test('drafts count toward the plan release limit: 403 plan_limit with the docume
   assert.deepEqual(json(refused), {
     error: 'The releases limit of the plan is used up',
     code: 'plan_limit',
+    resource: 'releases',
     plan: 'label',
-    limit: 'releases',
+    limit: 2,
     used: 2,
     required_plan: 'pro',
   });

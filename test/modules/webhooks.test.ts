@@ -113,8 +113,9 @@ test('plan limits: Label 3, Pro 10, Enterprise 25 webhooks, then 403 plan_limit;
     assert.deepEqual(json(refused), {
       error: 'The webhooks limit of the plan is used up',
       code: 'plan_limit',
+      resource: 'webhooks',
       plan,
-      limit: 'webhooks',
+      limit,
       used: limit,
       required_plan: requiredPlan,
     });

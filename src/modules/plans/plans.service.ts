@@ -59,8 +59,9 @@ export async function enforceLimit(
   const used = await countUsage(db, name, workspaceId);
   if (used < limit) return;
   throw errors.planLimit({
+    resource: name,
     plan: terms.plan.key,
-    limit: name,
+    limit,
     used,
     required_plan: planRaisingLimit(terms.plan.key, name, limit),
   });

@@ -425,8 +425,9 @@ test('Start holds 50 enabled links: the 51st is 403 plan_limit; a disabled link 
   const limitBody = {
     error: 'The links limit of the plan is used up',
     code: 'plan_limit',
+    resource: 'links',
     plan: 'start',
-    limit: 'links',
+    limit: 50,
     used: 50,
     required_plan: 'label',
   };
