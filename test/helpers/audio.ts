@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 export interface PcmShape {
   sampleRate: number;
   channels: number;
-  bitDepth: 8 | 16 | 24;
+  bitDepth: 8 | 16 | 24 | 32;
   seconds: number;
 }
 

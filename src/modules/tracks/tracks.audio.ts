@@ -68,7 +68,43 @@ function roundDuration(seconds: number): number {
   return Math.round(seconds * 1000) / 1000;
 }
 
-/** Reads the file's container and stream facts; anything but WAV (PCM) or FLAC with sound is a 400. */
+/**
+ * What real audio can be. A header may declare anything: a 100 MHz "WAV" of random bytes was once
+ * accepted, and its analysis treated the whole file as a second of sound.
+ */
+const SAMPLE_RATES_HZ = { min: 8_000, max: 384_000 };
+const MAX_CHANNELS = 8;
+const BIT_DEPTHS = { min: 8, max: 32 };
+const MIN_DURATION_SEC = 0.5;
+
+function assertPlausible(sampleRate: number, channels: number, bitDepth: number | null, duration: number) {
+  if (sampleRate < SAMPLE_RATES_HZ.min || sampleRate > SAMPLE_RATES_HZ.max) {
+    throw errors.invalid(
+      'audio',
+      `The audio's sample rate ${sampleRate} Hz is outside ${SAMPLE_RATES_HZ.min}-${SAMPLE_RATES_HZ.max} Hz`,
+    );
+  }
+  if (channels > MAX_CHANNELS) {
+    throw errors.invalid('audio', `The audio has ${channels} channels; at most ${MAX_CHANNELS} are accepted`);
+  }
+  if (bitDepth !== null && (bitDepth < BIT_DEPTHS.min || bitDepth > BIT_DEPTHS.max)) {
+    throw errors.invalid(
+      'audio',
+      `The audio's bit depth ${bitDepth} bits is outside ${BIT_DEPTHS.min}-${BIT_DEPTHS.max} bits`,
+    );
+  }
+  if (duration < MIN_DURATION_SEC) {
+    throw errors.invalid(
+      'audio',
+      `The audio lasts ${roundDuration(duration)} s; it must last at least ${MIN_DURATION_SEC} s`,
+    );
+  }
+}
+
+/**
+ * Reads the file's container and stream facts; anything but WAV (PCM) or FLAC with sound, or with
+ * facts no real recording has, is a 400.
+ */
 export async function probeAudio(path: string): Promise<AudioFacts> {
   let metadata: Awaited<ReturnType<typeof parseFile>>;
   try {
@@ -81,6 +117,7 @@ export async function probeAudio(path: string): Promise<AudioFacts> {
   if (!sampleRate || !numberOfChannels || !duration) {
     throw errors.invalid('audio', 'The audio file holds no sound (no samples, sample rate or channels)');
   }
+  assertPlausible(sampleRate, numberOfChannels, bitsPerSample ?? null, duration);
   return {
     format,
     durationSec: roundDuration(duration),
