@@ -56,9 +56,10 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
     // the one line per request is written by the conventions plugin with `deps.log` instead.
     logger: false,
     bodyLimit: JSON_BODY_LIMIT,
-    // One trusted hop: the client address is the one the proxy appended to X-Forwarded-For, not one
-    // a client wrote there itself (that would open allow-lists and per-address limits).
-    trustProxy: ctx.config.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
+    // Only the named proxies speak for a client: the client address is the last one in
+    // X-Forwarded-For that no trusted proxy holds, and a peer outside the list is a direct client
+    // whose X-Forwarded-* headers are ignored (else it could open allow-lists and per-address limits).
+    trustProxy: ctx.config.trustProxy ? [...ctx.config.trustProxy] : false,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,
@@ -76,7 +77,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
   app.addSchema(ErrorBody);
   const log = deps.log ?? null;
   await app.register(errorHandlerPlugin, { log });
-  await app.register(conventionsPlugin, { trustProxy: ctx.config.trustProxy, log });
+  await app.register(conventionsPlugin, { httpsOnly: ctx.config.trustProxy !== null, log });
   await app.register(authPlugin, { ctx, limiter: deps.limiter, log });
   await app.register(idempotencyPlugin, { ctx });
   await app.register(etagPlugin);

@@ -17,7 +17,11 @@ export interface Config {
   readonly shortLinkBase: string;
   readonly tlsCertFile: string | null;
   readonly tlsKeyFile: string | null;
-  readonly trustProxy: boolean;
+  /**
+   * The proxies allowed to speak for a client (X-Forwarded-For, X-Forwarded-Proto), as normalized
+   * `address/bits` ranges; null when the server terminates TLS itself.
+   */
+  readonly trustProxy: readonly string[] | null;
   readonly secret: string | null;
   readonly moderation: ModerationMode;
   readonly webhookRetryDelaysMs: readonly number[];
@@ -89,11 +93,35 @@ function parseHost(name: string, value: string): string {
   return value;
 }
 
-function parseBoolean(name: string, value: string): boolean {
+/** What `1`/`true` has always meant: a proxy on the same machine. */
+const LOOPBACK_RANGES: readonly string[] = ['127.0.0.0/8', '::1/128'];
+
+/**
+ * The proxies' addresses or CIDR ranges, comma-separated; the usual spellings of yes (loopback
+ * only, as before lists were accepted) and no (not behind a proxy).
+ */
+function parseTrustProxy(name: string, value: string): readonly string[] | null {
   const normalized = value.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
-  if (['0', 'false', 'no', 'off', ''].includes(normalized)) return false;
-  return fail(name, 'expected 1, true, 0 or false', value);
+  if (['1', 'true', 'yes', 'on'].includes(normalized)) return LOOPBACK_RANGES;
+  if (['0', 'false', 'no', 'off', ''].includes(normalized)) return null;
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.length === 0) fail(name, 'expected proxy addresses or CIDR ranges, 1 or 0', value);
+  const ranges = entries.map((entry) => {
+    try {
+      const [address, bits] = parseAllowEntry(entry);
+      return `${address.toString()}/${bits}`;
+    } catch {
+      return fail(
+        name,
+        `"${entry}" is not an IP address or CIDR range such as 10.0.0.0/8 (or 1 for loopback, 0 for none)`,
+        value,
+      );
+    }
+  });
+  return Object.freeze(ranges);
 }
 
 function parsePort(name: string, value: string): number {
@@ -199,7 +227,7 @@ export function loadConfig(env: Env): Config {
     shortLinkBase,
     tlsCertFile: certRaw ? parseFilePath('TLS_CERT_FILE', certRaw) : null,
     tlsKeyFile: keyRaw ? parseFilePath('TLS_KEY_FILE', keyRaw) : null,
-    trustProxy: parseBoolean('TRUST_PROXY', read('TRUST_PROXY') ?? 'false'),
+    trustProxy: parseTrustProxy('TRUST_PROXY', read('TRUST_PROXY') ?? 'false'),
     secret,
     moderation: parseOneOf('MODERATION', read('MODERATION') ?? 'auto', ['auto', 'manual'] as const),
     webhookRetryDelaysMs: Object.freeze(webhookRetryDelaysMs),

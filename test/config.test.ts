@@ -34,7 +34,7 @@ describe('loadConfig', () => {
       shortLinkBase: 'https://localhost:8443/l',
       tlsCertFile: null,
       tlsKeyFile: null,
-      trustProxy: false,
+      trustProxy: null,
       secret: null,
       moderation: 'auto',
       webhookRetryDelaysMs: [30_000, 300_000],
@@ -86,7 +86,7 @@ describe('loadConfig', () => {
       SHORT_LINK_BASE: 'https://lnk.example.com',
       TLS_CERT_FILE: '/etc/labeldesk/cert.pem',
       TLS_KEY_FILE: '/etc/labeldesk/key.pem',
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,fd00::/8',
       LABELDESK_SECRET: SECRET,
       MODERATION: 'manual',
       WEBHOOK_RETRY_DELAYS: '250ms, 2s,1m,1h',
@@ -112,7 +112,7 @@ describe('loadConfig', () => {
       shortLinkBase: 'https://lnk.example.com',
       tlsCertFile: '/etc/labeldesk/cert.pem',
       tlsKeyFile: '/etc/labeldesk/key.pem',
-      trustProxy: true,
+      trustProxy: ['127.0.0.1/32', '10.0.0.0/8', 'fd00::/8'],
       secret: SECRET,
       moderation: 'manual',
       webhookRetryDelaysMs: [250, 2_000, 60_000, 3_600_000],
@@ -160,25 +160,38 @@ describe('loadConfig', () => {
     }
   });
 
-  test('TRUST_PROXY takes the usual spellings of yes and no', () => {
+  test('TRUST_PROXY takes the usual spellings of yes (loopback only) and no (no proxy)', () => {
     const read = (value: string) =>
       loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, TRUST_PROXY: value }).trustProxy;
+    const loopback = ['127.0.0.0/8', '::1/128'];
     const values = ['1', 'true', 'TRUE', 'yes', 'on', '0', 'false', 'False', 'no', 'off'];
     assert.deepEqual(
       values.map((value) => [value, read(value)]),
       [
-        ['1', true],
-        ['true', true],
-        ['TRUE', true],
-        ['yes', true],
-        ['on', true],
-        ['0', false],
-        ['false', false],
-        ['False', false],
-        ['no', false],
-        ['off', false],
+        ['1', loopback],
+        ['true', loopback],
+        ['TRUE', loopback],
+        ['yes', loopback],
+        ['on', loopback],
+        ['0', null],
+        ['false', null],
+        ['False', null],
+        ['no', null],
+        ['off', null],
       ],
     );
+  });
+
+  test('TRUST_PROXY takes IPv4 and IPv6 addresses and CIDR ranges, written as ranges', () => {
+    const read = (value: string) =>
+      loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, TRUST_PROXY: value }).trustProxy;
+    assert.deepEqual(read('10.1.2.3'), ['10.1.2.3/32']);
+    assert.deepEqual(read(' 192.168.0.0/16 , 2001:db8::1, 2001:DB8:0:0::/32 '), [
+      '192.168.0.0/16',
+      '2001:db8::1/128',
+      '2001:db8::/32',
+    ]);
+    assert.deepEqual(read('::ffff:10.0.0.0/104'), ['10.0.0.0/8']);
   });
 
   test('PORT takes the whole range 0-65535', () => {
@@ -250,7 +263,13 @@ describe('bad values stop loadConfig with one line naming the variable', () => {
     [{ SHORT_LINK_BASE: '/l' }, 'SHORT_LINK_BASE: expected an absolute URL (got "/l")'],
     [{ TLS_CERT_FILE: '/etc/cert.pem' }, 'TLS_CERT_FILE and TLS_KEY_FILE: set both or neither'],
     [{ TLS_KEY_FILE: '/etc/key.pem' }, 'TLS_CERT_FILE and TLS_KEY_FILE: set both or neither'],
-    [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY: expected 1, true, 0 or false (got "maybe")'],
+    ...['maybe', '10.0.0.0/33', '010.0.0.1', '10.1', 'proxy.internal', '2001:db8::/129', '10.0.0.0/8/8'].map(
+      (entry): [Env, string] => [
+        { TRUST_PROXY: `127.0.0.1,${entry}` },
+        `TRUST_PROXY: "${entry}" is not an IP address or CIDR range such as 10.0.0.0/8 (or 1 for loopback, 0 for none) (got "127.0.0.1,${entry}")`,
+      ],
+    ),
+    [{ TRUST_PROXY: ' , ' }, 'TRUST_PROXY: expected proxy addresses or CIDR ranges, 1 or 0 (got " , ")'],
     [{ LABELDESK_SECRET: 'k'.repeat(31) }, 'LABELDESK_SECRET: expected at least 32 characters'],
     [{ MODERATION: 'sometimes' }, 'MODERATION: expected one of auto, manual (got "sometimes")'],
     [{ MODERATION: 'AUTO' }, 'MODERATION: expected one of auto, manual (got "AUTO")'],

@@ -8,6 +8,7 @@ import { chain, type MaybePromise, settle } from '../lib/maybe-promise.ts';
 import { type Authenticated, authenticateKey } from '../modules/keys/keys.service.ts';
 import { cheapestPlanWithScope, PLANS, type Scope } from '../modules/plans/plans.catalog.ts';
 import { copyCatalogIntoSandbox } from '../modules/sandbox/sandbox.service.ts';
+import { bearerToken } from './bearer.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
 import type { RouteAccess } from './request-context.ts';
 
@@ -22,13 +23,6 @@ export function setRateHeaders(reply: FastifyReply, decision: RateDecision): voi
 
 function retryAfterSeconds(decision: RateDecision, nowMs: number): number {
   return Math.max(1, Math.ceil((decision.resetAtMs - nowMs) / 1000));
-}
-
-function bearerToken(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer +(\S+)\s*$/i.exec(header);
-  return match?.[1] ?? null;
 }
 
 /**
@@ -120,7 +114,6 @@ export const authPlugin = fp(
       nowMs: number,
     ): MaybePromise<void> {
       if (!found) return rejectFailedAuth(request, nowMs);
-      if (found.workspace.sandbox) reply.header('x-sandbox', 'true');
       if (found.key.allowIps && !addressAllowed(found.key.allowIps, request.ip)) throw errors.ipNotAllowed();
       // An unlimited rate (an Enterprise agreement) is not counted, and has no headers to show.
       const perMinute = found.terms.limits.rate;

@@ -162,7 +162,7 @@ test('a sandbox key works in the sandbox: X-Sandbox on every response and sandbo
 });
 
 test('behind a proxy the client address is the one the proxy appended, not one the client sent', async (t) => {
-  const h = await buildHarness(t, { env: { TRUST_PROXY: '1' } });
+  const h = await buildHarness(t, { env: { TRUST_PROXY: '10.0.0.2' } });
   const label = await givenLabel(h);
   const key = await givenKey(h, label.id, { allowIps: ['203.0.113.7'] });
   const viaProxy = (forwardedFor: string) =>
