@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { parseAllowEntry } from './lib/ip-allow-list.ts';
 import { parseDecimal } from './lib/money.ts';
+import { redactPasswords } from './lib/redact.ts';
 
 export type ModerationMode = 'auto' | 'manual';
 export type DistributorKind = 'simulated';
@@ -48,7 +49,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export class ConfigError extends Error {}
 
 function fail(name: string, problem: string, value: string): never {
-  throw new ConfigError(`${name}: ${problem} (got "${value}")`);
+  throw new ConfigError(`${name}: ${problem} (got "${redactPasswords(value)}")`);
 }
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { redactPasswords } from './lib/redact.ts';
 
 /** Lines are held until this much is waiting, so a busy server makes one write per batch of lines. */
 const BATCH_BYTES = 4096;
@@ -31,5 +32,14 @@ export function createServerLog(): ServerLog {
       // An fsync error (standard output is a pipe) still means the lines were handed over.
       destination.flush(() => resolve());
     });
-  return { log: pino({ level: 'info' }, destination), flush };
+  return { log: pino({ level: 'info', serializers: { err: serializeError } }, destination), flush };
+}
+
+/**
+ * A logged error as pino writes it, with any connection-string password hidden: a driver's error
+ * (an invalid URL's `input`, a message quoting it) may carry DATABASE_URL or REDIS_URL.
+ */
+function serializeError(error: Error): unknown {
+  const serialized = JSON.stringify(pino.stdSerializers.err(error));
+  return JSON.parse(redactPasswords(serialized));
 }

@@ -12,10 +12,18 @@ import { loadConfig } from './config.ts';
 import { createDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ApiError } from './errors.ts';
+import { redactPasswords } from './lib/redact.ts';
 import { openContext } from './runtime.ts';
 
-/** One line for the operator: our own errors say what is wrong; anything else is shown as it is. */
+/**
+ * One line for the operator: our own errors say what is wrong; anything else is shown as it is,
+ * except a password (a driver's message may quote the connection string).
+ */
 function reasonOf(error: unknown): string {
+  return redactPasswords(firstLineOf(error));
+}
+
+function firstLineOf(error: unknown): string {
   if (error instanceof ApiError) {
     const field = typeof error.extra.field === 'string' ? ` (${error.extra.field})` : '';
     return `${error.code}: ${error.message}${field}`;
