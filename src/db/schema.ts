@@ -227,6 +227,8 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
   error: string | null;
   created_at: string;
+  /** The workspace whose event the attempt carried (a sandbox's or its label's); null before 0011. */
+  workspace_id: number | null;
 }
 
 /** Named counters (assigned UPCs, ISRCs per year); a value is the last number handed out. */

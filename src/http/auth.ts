@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
@@ -10,7 +16,7 @@ import { cheapestPlanWithScope, PLANS, type Scope } from '../modules/plans/plans
 import { copyCatalogIntoSandbox } from '../modules/sandbox/sandbox.service.ts';
 import { bearerToken } from './bearer.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
-import type { RouteAccess } from './request-context.ts';
+import { authOf, type RouteAccess } from './request-context.ts';
 
 /** Failed authentications allowed per client address and minute. */
 const FAILED_AUTH_PER_MINUTE = 60;
@@ -92,6 +98,24 @@ export const authPlugin = fp(
       });
     }
 
+    /** A budget per object of the caller's label (one webhook's tests), beside the key's own. */
+    function limitPerObject(
+      request: FastifyRequest,
+      perObject: { limit: number; object: string },
+    ): MaybePromise<void> {
+      const nowMs = ctx.clock.now().getTime();
+      const params = request.params;
+      const id = typeof params === 'object' && params !== null && 'id' in params ? String(params.id) : '';
+      const bucket = `${perObject.object}:${authOf(request).workspace.labelId}:${id}`;
+      return chain(hit(request, bucket, perObject.limit, nowMs), (decision) => {
+        if (decision.allowed) return;
+        throw errors.rateLimited(
+          retryAfterSeconds(decision, nowMs),
+          `At most ${perObject.limit} of these requests a minute per ${perObject.object}`,
+        );
+      });
+    }
+
     // The common case, a cached key and the in-process limiter, runs without a promise or a closure.
     function authenticate(
       request: FastifyRequest,
@@ -163,6 +187,13 @@ export const authPlugin = fp(
       }
       if (access !== undefined) {
         hooks.push((request, reply, done) => settle(done, authenticate, request, reply, access));
+      }
+      const perObject = route.config?.perObjectPerMinute;
+      if (perObject !== undefined) {
+        // After authentication (whose label owns the object) and validation (its parsed id).
+        const limit: preHandlerHookHandler = (request, _reply, done) =>
+          settle(done, limitPerObject, request, perObject);
+        route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), limit];
       }
       if (hooks.length === 0) return;
       route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), ...hooks];

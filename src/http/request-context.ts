@@ -14,6 +14,11 @@ declare module 'fastify' {
     access?: RouteAccess;
     /** Per-address requests per minute for a public route (GET /status). */
     perAddressPerMinute?: number;
+    /**
+     * Requests per minute on one object of the caller's label, the `:id` of the path; routes naming
+     * the same `object` share its budget (a webhook's tests and redeliveries).
+     */
+    perObjectPerMinute?: { limit: number; object: string };
     /** The response shows a secret: an idempotent replay keeps it only encrypted. */
     secretInResponse?: true;
   }

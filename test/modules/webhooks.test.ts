@@ -2,12 +2,31 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EVENT_KINDS } from '../../src/modules/events/events.catalog.ts';
 import { updateLabel } from '../../src/modules/labels/labels.service.ts';
+import { decryptSecret } from '../../src/modules/webhooks/webhooks.secrets.ts';
 import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
-import { type CreatedWebhook, givenWebhook, liveWorkspace, publishEvent } from '../helpers/webhooks.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import {
+  type CreatedWebhook,
+  givenWebhook,
+  givenWorker,
+  LOOPBACK_RECEIVERS,
+  liveWorkspace,
+  publishEvent,
+} from '../helpers/webhooks.ts';
 
 /** A public address (TEST-NET addresses are refused as reserved, so tests name a real one). */
 const PUBLIC_ADDRESS = '93.184.215.14';
 const HOOK_URL = `https://${PUBLIC_ADDRESS}/hooks`;
+const NOW = '2026-03-02T10:00:00.000Z';
+
+async function deliveryJobCount(h: Harness): Promise<number> {
+  const jobs = await h.ctx.db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', 'webhook.delivery')
+    .execute();
+  return jobs.length;
+}
 
 async function harness(t: Parameters<typeof buildHarness>[0]): Promise<Harness> {
   return buildHarness(t, {
@@ -304,16 +323,117 @@ test('webhook routes need webhooks:manage; GET /webhooks/events takes any key', 
   assert.equal((await call(h, 'GET', '/api/v1/webhooks/events')).statusCode, 401);
 });
 
-test('a sandbox key manages the same webhooks as the live keys of its label', async (t) => {
+test('a sandbox key lists the shared webhooks but every change is 403 live_key_required', async (t) => {
   const h = await harness(t);
   const { label, key } = await givenCaller(h);
   const sandbox = await givenKey(h, label.id, { sandbox: true });
-  const webhook = await givenWebhook(h, sandbox, HOOK_URL);
-  const list = json(await call(h, 'GET', '/api/v1/webhooks', { key })) as { webhooks: Array<{ id: number }> };
+  const webhook = await givenWebhook(h, key, HOOK_URL, ['release.live']);
+  const event = await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
+  const before = json(await call(h, 'GET', '/api/v1/webhooks', { key }));
+  const listed = await call(h, 'GET', '/api/v1/webhooks', { key: sandbox });
+  assert.equal(listed.statusCode, 200);
+  assert.equal(listed.headers['x-sandbox'], 'true');
+  assert.deepEqual(json(listed), before);
+  assert.equal((await call(h, 'GET', '/api/v1/webhooks/events', { key: sandbox })).statusCode, 200);
+
+  for (const [method, path, payload, action] of [
+    ['POST', '', { url: 'https://hooks.example.com/mine', events: ['release.live'] }, 'create a webhook'],
+    ['PATCH', `/${webhook.id}`, { url: 'https://hooks.example.com/mine' }, 'change a webhook'],
+    ['DELETE', `/${webhook.id}`, undefined, 'delete a webhook'],
+    ['POST', `/${webhook.id}/rotate-secret`, undefined, "rotate a webhook's secret"],
+    ['POST', `/${webhook.id}/redeliver`, { event_id: event }, 'redeliver an event'],
+  ] as const) {
+    const response = await call(h, method, `/api/v1/webhooks${path}`, {
+      key: sandbox,
+      ...(payload && { payload }),
+    });
+    assert.equal(response.statusCode, 403, `${method} ${path}`);
+    assert.deepEqual(json(response), {
+      error: `A live key is needed to ${action}; a sandbox (svc_test_) key cannot`,
+      code: 'live_key_required',
+    });
+  }
+  assert.deepEqual(json(await call(h, 'GET', '/api/v1/webhooks', { key })), before);
+  const stored = await h.ctx.db.selectFrom('webhooks').select('secret').executeTakeFirstOrThrow();
+  assert.equal(decryptSecret(h.ctx.config, stored.secret), webhook.secret);
+  assert.equal(await deliveryJobCount(h), 1, 'only the live event was queued, nothing redelivered');
+});
+
+test("a sandbox key's test is marked data.sandbox: true; the log it reads holds only its sandbox's attempts", async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { label, key } = await givenCaller(h);
+  const sandbox = await givenKey(h, label.id, { sandbox: true });
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`);
+  const { worker } = givenWorker(t, h, receiver);
+  const sendTest = async (caller: string) => {
+    const response = await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key: caller });
+    assert.equal(response.statusCode, 202);
+    return json(response) as { delivery_id: string; event_id: number };
+  };
+  const live = await sendTest(key);
+  const test = await sendTest(sandbox);
+  await worker.drain();
+
   assert.deepEqual(
-    list.webhooks.map((w) => w.id),
-    [webhook.id],
+    receiver.received.map((delivery) => JSON.parse(delivery.body) as unknown),
+    [
+      {
+        id: live.delivery_id,
+        event: 'webhook.test',
+        created_at: NOW,
+        data: { message: 'A test delivery from Labeldesk' },
+      },
+      {
+        id: test.delivery_id,
+        event: 'webhook.test',
+        created_at: NOW,
+        data: { message: 'A test delivery from Labeldesk', sandbox: true },
+      },
+    ],
   );
+  const logOf = async (caller: string) => {
+    const response = await call(h, 'GET', `/api/v1/webhooks/${webhook.id}/deliveries`, { key: caller });
+    assert.equal(response.statusCode, 200);
+    return json(response) as { deliveries: Array<{ delivery_id: string }>; total: number };
+  };
+  const sandboxLog = await logOf(sandbox);
+  assert.deepEqual(
+    { ids: sandboxLog.deliveries.map((d) => d.delivery_id), total: sandboxLog.total },
+    { ids: [test.delivery_id], total: 1 },
+  );
+  const liveLog = await logOf(key);
+  assert.deepEqual(
+    { ids: liveLog.deliveries.map((d) => d.delivery_id), total: liveLog.total },
+    { ids: [test.delivery_id, live.delivery_id], total: 2 },
+  );
+});
+
+test('tests and redeliveries share 10 a minute per webhook: then 429 rate_limited with Retry-After', async (t) => {
+  const h = await harness(t);
+  const { label, key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, HOOK_URL);
+  const other = await givenWebhook(h, key, `${HOOK_URL}/other`);
+  const event = await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
+  const send = (id: number, i: number) =>
+    i % 2 === 0
+      ? call(h, 'POST', `/api/v1/webhooks/${id}/test`, { key })
+      : call(h, 'POST', `/api/v1/webhooks/${id}/redeliver`, { key, payload: { event_id: event } });
+  for (let i = 0; i < 10; i += 1) assert.equal((await send(webhook.id, i)).statusCode, 202, `request ${i}`);
+  h.clock.advance(30_000);
+  for (const i of [10, 11]) {
+    const refused = await send(webhook.id, i);
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.headers['retry-after'], '30');
+    assert.deepEqual(json(refused), {
+      error: 'At most 10 of these requests a minute per webhook',
+      code: 'rate_limited',
+    });
+  }
+  assert.equal((await send(other.id, 0)).statusCode, 202, 'another webhook has its own budget');
+  assert.equal(await deliveryJobCount(h), 11);
+  h.clock.advance(30_000);
+  assert.equal((await send(webhook.id, 0)).statusCode, 202, 'the window has moved on');
 });
 
 test('rotate-secret returns a new secret; the test and redeliver of a disabled webhook are 409', async (t) => {

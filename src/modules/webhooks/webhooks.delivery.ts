@@ -34,6 +34,7 @@ async function recordAttempt(
 ): Promise<void> {
   await insertAttempt(trx, {
     webhook_id: job.webhook_id,
+    event_id: job.event_id,
     delivery_id: job.delivery_id,
     event,
     attempt,

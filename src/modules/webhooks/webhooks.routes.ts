@@ -27,7 +27,16 @@ import {
 } from './webhooks.service.ts';
 
 const PLAN_REQUIRED = ErrorResponse('Webhooks need the Label plan or above: `plan_required`');
+const LIVE_KEY_REQUIRED = ErrorResponse(
+  'Webhooks need the Label plan or above (`plan_required`); a sandbox key may not change them (`live_key_required`)',
+);
 const DISABLED = ErrorResponse('The webhook is disabled: `conflict`; PATCH `active: true` first');
+
+/** Tests and redeliveries share this budget per webhook, so one label cannot flood the workers. */
+const SENDS_PER_WEBHOOK = { limit: 10, object: 'webhook' };
+const TOO_MANY_SENDS = ErrorResponse(
+  'More than 10 tests and redeliveries a minute to this webhook, or the key is over its rate: `rate_limited`, with Retry-After',
+);
 
 export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -70,7 +79,9 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           body: CreateWebhookBody,
           response: {
             201: Type.Object({ webhook: WebhookWithSecret }),
-            403: ErrorResponse('`plan_required` on Start; `plan_limit` when the plan has no room'),
+            403: ErrorResponse(
+              '`plan_required` on Start; `plan_limit` when the plan has no room; `live_key_required` for a sandbox key',
+            ),
           },
         },
       },
@@ -91,7 +102,7 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Change the address or events, or switch it on (resetting its failure count) or off',
           params: IdParams,
           body: PatchWebhookBody,
-          response: { 200: Type.Object({ webhook: Webhook }), 403: PLAN_REQUIRED },
+          response: { 200: Type.Object({ webhook: Webhook }), 403: LIVE_KEY_REQUIRED },
         },
       },
       async (request) => ({
@@ -113,7 +124,7 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           operationId: 'deleteWebhook',
           summary: 'Remove the address; queued deliveries to it are dropped',
           params: IdParams,
-          response: { 200: OkBody, 403: PLAN_REQUIRED },
+          response: { 200: OkBody, 403: LIVE_KEY_REQUIRED },
         },
       },
       async (request) => {
@@ -125,13 +136,14 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks/:id/test',
       {
-        config: { access: 'webhooks:manage' },
+        config: { access: 'webhooks:manage', perObjectPerMinute: SENDS_PER_WEBHOOK },
         schema: {
           tags: ['webhooks'],
           operationId: 'testWebhook',
-          summary: 'Send a `webhook.test` event to this address alone',
+          summary:
+            "Send a `webhook.test` event to this address alone (a sandbox key's carries `data.sandbox: true`)",
           params: IdParams,
-          response: { 202: QueuedDelivery, 403: PLAN_REQUIRED, 409: DISABLED },
+          response: { 202: QueuedDelivery, 403: PLAN_REQUIRED, 409: DISABLED, 429: TOO_MANY_SENDS },
         },
       },
       async (request, reply) => {
@@ -147,7 +159,8 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['webhooks'],
           operationId: 'listWebhookDeliveries',
-          summary: 'The delivery log: every attempt, newest first, paged',
+          summary:
+            "The delivery log: every attempt, newest first, paged; a sandbox key's shows its sandbox's only",
           params: IdParams,
           querystring: PageQuery,
           response: { 200: AttemptListBody, 403: PLAN_REQUIRED },
@@ -172,7 +185,7 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           operationId: 'rotateWebhookSecret',
           summary: 'A new signing secret, shown this once; the old one signs nothing more',
           params: IdParams,
-          response: { 200: Type.Object({ webhook: WebhookWithSecret }), 403: PLAN_REQUIRED },
+          response: { 200: Type.Object({ webhook: WebhookWithSecret }), 403: LIVE_KEY_REQUIRED },
         },
       },
       async (request) => ({ webhook: await rotateWebhookSecret(ctx, authOf(request), request.params.id) }),
@@ -181,14 +194,14 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks/:id/redeliver',
       {
-        config: { access: 'webhooks:manage' },
+        config: { access: 'webhooks:manage', perObjectPerMinute: SENDS_PER_WEBHOOK },
         schema: {
           tags: ['webhooks'],
           operationId: 'redeliverEvent',
           summary: 'Send an event from the feed again; the body carries `redelivery: true` and `event_id`',
           params: IdParams,
           body: RedeliverBody,
-          response: { 202: QueuedDelivery, 403: PLAN_REQUIRED, 409: DISABLED },
+          response: { 202: QueuedDelivery, 403: LIVE_KEY_REQUIRED, 409: DISABLED, 429: TOO_MANY_SENDS },
         },
       },
       async (request, reply) => {

@@ -57,6 +57,14 @@ function presentAttempt(row: AttemptRow) {
 /** Webhooks belong to the label; its sandbox shares them (test events carry `data.sandbox`). */
 const ownerOf = (auth: Authenticated) => auth.workspace.labelId;
 
+/**
+ * A sandbox key may read the shared webhooks and send them tests, never change where live events
+ * go: that is 403 `live_key_required`.
+ */
+function requireLiveKey(auth: Authenticated, action: string): void {
+  if (auth.workspace.sandbox) throw errors.liveKeyRequired(action);
+}
+
 async function loadWebhook(ctx: AppContext, auth: Authenticated, id: number): Promise<WebhookRow> {
   requireFeature(auth.label, 'webhooks');
   const row = await findWebhook(ctx.db, ownerOf(auth), id);
@@ -85,6 +93,7 @@ export async function createWebhook(
   auth: Authenticated,
   body: { url: string; events: EventKind[] },
 ): Promise<WebhookView & { secret: string }> {
+  requireLiveKey(auth, 'create a webhook');
   requireFeature(auth.label, 'webhooks');
   const url = await checkedUrl(ctx, body.url);
   const secret = newWebhookSecret();
@@ -112,6 +121,7 @@ export async function patchWebhook(
   id: number,
   body: { url?: string; events?: EventKind[]; active?: boolean },
 ): Promise<WebhookView> {
+  requireLiveKey(auth, 'change a webhook');
   await loadWebhook(ctx, auth, id);
   const url = body.url === undefined ? undefined : await checkedUrl(ctx, body.url);
   const row = await updateWebhook(ctx.db, ownerOf(auth), id, {
@@ -126,6 +136,7 @@ export async function patchWebhook(
 }
 
 export async function removeWebhook(ctx: AppContext, auth: Authenticated, id: number): Promise<void> {
+  requireLiveKey(auth, 'delete a webhook');
   await loadWebhook(ctx, auth, id);
   if (!(await deleteWebhook(ctx.db, ownerOf(auth), id))) throw errors.notFound('Webhook');
 }
@@ -135,6 +146,7 @@ export async function rotateWebhookSecret(
   auth: Authenticated,
   id: number,
 ): Promise<WebhookView & { secret: string }> {
+  requireLiveKey(auth, "rotate a webhook's secret");
   await loadWebhook(ctx, auth, id);
   const secret = newWebhookSecret();
   const row = await updateWebhook(ctx.db, ownerOf(auth), id, {
@@ -181,6 +193,7 @@ export async function redeliver(
   id: number,
   eventId: number,
 ): Promise<{ delivery_id: string; event_id: number }> {
+  requireLiveKey(auth, 'redeliver an event');
   assertActive(await loadWebhook(ctx, auth, id));
   const event = await findEvent(ctx.db, auth.workspace.id, eventId);
   if (!event)
@@ -190,9 +203,11 @@ export async function redeliver(
   return { delivery_id: deliveryId, event_id: event.id };
 }
 
+/** The webhook's log; a sandbox key reads only the attempts that carried its sandbox's events. */
 export async function deliveryLog(ctx: AppContext, auth: Authenticated, id: number, page: PageRequest) {
   await loadWebhook(ctx, auth, id);
-  const { rows, total } = await attemptsPage(ctx.db, id, page.limit, page.offset);
+  const workspace = auth.workspace.sandbox ? auth.workspace.id : null;
+  const { rows, total } = await attemptsPage(ctx.db, id, workspace, page.limit, page.offset);
   return { deliveries: rows.map(presentAttempt), total };
 }
 

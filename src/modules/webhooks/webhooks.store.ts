@@ -100,8 +100,18 @@ export async function deleteWebhook(db: Db, labelId: number, id: number): Promis
   return result.numDeletedRows > 0n;
 }
 
-export async function insertAttempt(db: Db, row: Insertable<WebhookAttemptsTable>): Promise<void> {
-  await db.insertInto('webhook_attempts').values(row).execute();
+/** An attempt as the sender logs it, with the event it carried. */
+export type NewAttempt = Omit<Insertable<WebhookAttemptsTable>, 'workspace_id'> & { event_id: number };
+
+/** Logs an attempt under the workspace of the event it carried, read from the event itself. */
+export async function insertAttempt(db: Db, { event_id, ...row }: NewAttempt): Promise<void> {
+  await db
+    .insertInto('webhook_attempts')
+    .values((eb) => ({
+      ...row,
+      workspace_id: eb.selectFrom('events').select('label_id').where('id', '=', event_id),
+    }))
+    .execute();
 }
 
 export async function resetFailures(db: Db, id: number): Promise<void> {
@@ -130,26 +140,21 @@ export async function countFailure(db: Db, id: number): Promise<void> {
     .execute();
 }
 
+/** A webhook's attempts, newest first: all of them, or only those carrying one workspace's events. */
 export async function attemptsPage(
   db: Db,
   webhookId: number,
+  workspaceId: number | null,
   limit: number,
   offset: number,
 ): Promise<{ rows: AttemptRow[]; total: number }> {
+  const ofWebhook = db
+    .selectFrom('webhook_attempts')
+    .where('webhook_id', '=', webhookId)
+    .$if(workspaceId !== null, (query) => query.where('workspace_id', '=', workspaceId));
   const [rows, count] = await Promise.all([
-    db
-      .selectFrom('webhook_attempts')
-      .selectAll()
-      .where('webhook_id', '=', webhookId)
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute(),
-    db
-      .selectFrom('webhook_attempts')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('webhook_id', '=', webhookId)
-      .executeTakeFirstOrThrow(),
+    ofWebhook.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    ofWebhook.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
 }
