@@ -57,8 +57,11 @@ export const ErrorBody = Type.Object(
   },
 );
 
-/** An object id: ids are 32-bit on PostgreSQL, so a larger number is refused as invalid, not passed to the database. */
-export const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+/** The largest id: ids are 32-bit on PostgreSQL, so a larger number is refused as invalid, not passed to the database. */
+export const MAX_ID = 2_147_483_647;
+
+/** An object id. */
+export const Id = Type.Integer({ minimum: 1, maximum: MAX_ID });
 
 /** Path parameters of a route on one object. */
 export const IdParams = Type.Object({ id: Id });

@@ -92,3 +92,23 @@ test('nesting up to 32 levels reaches validation, and a NUL character deep insid
     field: 'links/0/0/1',
   });
 });
+
+test('an event id past 32 bits is 400 invalid, not a PostgreSQL range error', async (t) => {
+  const h = await buildHarness(t);
+  const { key } = await givenCaller(h);
+  const feed = await call(h, 'GET', '/api/v1/events?after=2147483648', { key });
+  assert.equal(feed.statusCode, 400);
+  assert.deepEqual(json(feed), { error: 'after must be <= 2147483647', code: 'invalid', field: 'after' });
+
+  const redeliver = await call(h, 'POST', '/api/v1/webhooks/1/redeliver', {
+    key,
+    headers: JSON_TYPE,
+    payload: '{"event_id":2147483648}',
+  });
+  assert.equal(redeliver.statusCode, 400);
+  assert.deepEqual(json(redeliver), {
+    error: 'event_id must be <= 2147483647',
+    code: 'invalid',
+    field: 'event_id',
+  });
+});

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { authOf } from '../../http/request-context.ts';
-import { DateTime, StringEnum } from '../../http/schemas.ts';
+import { DateTime, MAX_ID, StringEnum } from '../../http/schemas.ts';
 import { requireFeature } from '../plans/plans.service.ts';
 import { EVENT_NAMES } from './events.catalog.ts';
 import { eventFeed, parseEventTypes } from './events.service.ts';
@@ -23,7 +23,7 @@ const FeedQuery = Type.Object({
   after: Type.Optional(
     Type.Integer({
       minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
+      maximum: MAX_ID,
       default: 0,
       description: 'Id of the last event read',
     }),

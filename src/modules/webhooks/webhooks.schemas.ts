@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { PageFields } from '../../http/pagination.ts';
-import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
+import { DateTime, MAX_ID, Nullable, StringEnum } from '../../http/schemas.ts';
 import { EVENT_NAMES } from '../events/events.catalog.ts';
 
 const EventName = StringEnum(EVENT_NAMES);
@@ -51,7 +51,7 @@ export const PatchWebhookBody = Type.Object({
 export const RedeliverBody = Type.Object({
   event_id: Type.Integer({
     minimum: 1,
-    maximum: Number.MAX_SAFE_INTEGER,
+    maximum: MAX_ID,
     description: 'An event id from GET /events',
   }),
 });
