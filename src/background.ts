@@ -1,6 +1,6 @@
 import type { AppContext } from './context.ts';
 import { deleteIdempotencyRowsBefore } from './http/idempotency.store.ts';
-import { createWorker, type Job, type JobWorker } from './jobs/worker.ts';
+import { createWorker, type Job, type JobWorker, type KindLimits } from './jobs/worker.ts';
 import {
   SANDBOX_LIVE_JOB,
   SIMULATED_STEP_JOB,
@@ -19,12 +19,30 @@ import { deleteAttemptsBefore } from './modules/webhooks/webhooks.store.ts';
 
 const HOUR_MS = 3_600_000;
 const IDEMPOTENCY_RETENTION_MS = 24 * HOUR_MS;
-/** Jobs (mostly deliveries, mostly waiting on receivers) a server runs at once. */
+/** Deliveries a server runs at once, mostly waiting on receivers. */
 const DEFAULT_CONCURRENCY = 64;
+/**
+ * A label's deliveries hold at most this part of the delivery slots: a label whose receiver answers
+ * only after the timeout leaves the other three quarters to the other labels.
+ */
+const LABEL_SHARE = 1 / 4;
+/** Sockets to one receiver host at most, across labels, as a part of the delivery slots. */
+const HOST_SHARE = 1 / 2;
+/**
+ * The other kinds' own slots, so that none waits behind another: the moderation review (its analysis
+ * runs in the audio pool), the simulated distributor's stages and the sandbox's go-live timer.
+ */
+const KIND_CONCURRENCY = {
+  [MODERATION_JOB]: 4,
+  [SIMULATED_STEP_JOB]: 8,
+  [SIMULATED_TAKEDOWN_JOB]: 8,
+  [SANDBOX_LIVE_JOB]: 8,
+};
 
 export interface BackgroundOptions {
   /** Trusted roots for webhook receivers in place of the system's (tests). */
   ca?: string | Buffer;
+  /** Deliveries run side by side at most (64); no other kind runs more than this either. */
   concurrency?: number;
   onError?: (error: unknown, job: Job | null) => void;
 }
@@ -40,17 +58,26 @@ function before(ctx: AppContext, ms: number): string {
 }
 
 /**
- * Everything that runs off the request path, through the durable job queue: webhook deliveries,
+ * Everything that runs off the request path, through the durable job queue, each kind in slots of
+ * its own (a label's deliveries in a share of the delivery slots): webhook deliveries,
  * the automated moderation review, the simulated distributor's platform stages and the sandbox's
  * go-live timer, and the hourly pruning of idempotency records (24 hours), inbound report signatures
  * (once they are too old to verify), events and delivery logs (90 days).
  */
 export function createBackground(ctx: AppContext, options: BackgroundOptions = {}): Background {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const share = (part: number) => Math.max(1, Math.ceil(concurrency * part));
   const sender = createWebhookSender(ctx.config, ctx.resolveHost, {
     ca: options.ca,
-    maxConnectionsPerHost: concurrency,
+    maxSockets: concurrency,
+    maxSocketsPerHost: share(HOST_SHARE),
   });
+  const limits: Record<string, KindLimits> = {
+    [DELIVERY_JOB]: { concurrency, perGroup: share(LABEL_SHARE) },
+  };
+  for (const [kind, slots] of Object.entries(KIND_CONCURRENCY)) {
+    limits[kind] = { concurrency: Math.min(slots, concurrency) };
+  }
   const worker = createWorker(ctx, {
     handlers: {
       [DELIVERY_JOB]: deliveryHandler(ctx, sender),
@@ -80,7 +107,7 @@ export function createBackground(ctx: AppContext, options: BackgroundOptions = {
     // A run lasts at most one receiver timeout plus a little database work; a job held longer
     // than this belonged to a worker that died, and another takes it.
     leaseMs: 2 * ctx.config.webhookTimeoutMs + 5000,
-    concurrency,
+    limits,
     onError: options.onError,
   });
   return {

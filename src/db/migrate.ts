@@ -8,6 +8,7 @@ import * as webhooks from './migrations/0006_webhooks.ts';
 import * as pipeline from './migrations/0007_pipeline.ts';
 import * as smartLinks from './migrations/0008_smart_links.ts';
 import * as finance from './migrations/0009_finance.ts';
+import * as jobFairness from './migrations/0010_job_fairness.ts';
 import * as webhookAttemptWorkspace from './migrations/0011_webhook_attempt_workspace.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
@@ -26,6 +27,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0007_pipeline', pipeline],
   ['0008_smart_links', smartLinks],
   ['0009_finance', finance],
+  ['0010_job_fairness', jobFairness],
   ['0011_webhook_attempt_workspace', webhookAttemptWorkspace],
 ];
 

@@ -199,6 +199,8 @@ export interface JobsTable {
   attempts: Generated<number>;
   unique_key: string | null;
   created_at: string;
+  /** Jobs of a kind with the same key share a fair part of the kind's slots (a label's deliveries). */
+  group_key: string | null;
 }
 
 export interface WebhooksTable {

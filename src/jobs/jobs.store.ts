@@ -22,9 +22,54 @@ export async function insertJobOnce(
     .execute();
 }
 
+/** A due job as the claim first sees it, before it decides to take it. */
+export interface DueJob {
+  id: number;
+  kind: string;
+  group_key: string | null;
+}
+
+/** Which due jobs a claim may take: without one, any. */
+export interface ClaimFilter {
+  /** Only jobs of these kinds (those with free slots). */
+  kinds: readonly string[];
+  /** Not jobs of these groups of a kind (those at their share). */
+  fullGroups: ReadonlyArray<{ kind: string; group: string }>;
+  /** Which of the candidates, oldest first, to take. */
+  choose: (candidates: readonly DueJob[]) => number[];
+}
+
+function dueJobs(db: Db, dialect: Dialect, now: string, limit: number, filter: ClaimFilter | undefined) {
+  let query = db
+    .selectFrom('jobs')
+    .select(['id', 'kind', 'group_key'])
+    .where('run_at', '<=', now)
+    .orderBy('run_at')
+    .orderBy('id')
+    .limit(limit);
+  if (filter) {
+    const { kinds, fullGroups } = filter;
+    query = query.where('kind', 'in', kinds);
+    if (fullGroups.length > 0) {
+      query = query.where((eb) =>
+        eb.not(
+          eb.or(
+            fullGroups.map(({ kind, group }) =>
+              eb.and([eb('kind', '=', kind), eb('group_key', 'is not', null), eb('group_key', '=', group)]),
+            ),
+          ),
+        ),
+      );
+    }
+  }
+  return forUpdateSkipLocked(query, dialect).execute();
+}
+
 /**
- * Takes up to `limit` due jobs, oldest first: each one's `run_at` moves to `leaseUntil` (when it
- * becomes due again should its worker die) and its attempt count goes up.
+ * Takes up to `limit` due jobs, oldest first, those the filter chooses: each one's `run_at` moves to
+ * `leaseUntil` (when it becomes due again should its worker die) and its attempt count goes up. The
+ * candidates stay locked while the filter chooses (PostgreSQL), so that claims side by side take
+ * different jobs.
  */
 export async function claimDueJobs(
   db: Db,
@@ -32,23 +77,20 @@ export async function claimDueJobs(
   now: string,
   leaseUntil: string,
   limit: number,
+  filter?: ClaimFilter,
 ): Promise<JobRow[]> {
-  const due = forUpdateSkipLocked(
-    db
-      .selectFrom('jobs')
-      .select('id')
-      .where('run_at', '<=', now)
-      .orderBy('run_at')
-      .orderBy('id')
-      .limit(limit),
-    dialect,
-  );
-  return db
-    .updateTable('jobs')
-    .set((eb) => ({ run_at: leaseUntil, attempts: eb('attempts', '+', 1) }))
-    .where('id', 'in', due)
-    .returningAll()
-    .execute();
+  if (filter?.kinds.length === 0) return [];
+  return db.transaction().execute(async (trx) => {
+    const candidates = await dueJobs(trx, dialect, now, limit, filter);
+    const chosen = filter ? filter.choose(candidates) : candidates.map((job) => job.id);
+    if (chosen.length === 0) return [];
+    return trx
+      .updateTable('jobs')
+      .set((eb) => ({ run_at: leaseUntil, attempts: eb('attempts', '+', 1) }))
+      .where('id', 'in', chosen)
+      .returningAll()
+      .execute();
+  });
 }
 
 /** A claimed job, named with the lease it was claimed under: a worker whose lease ran out and whose

@@ -6,6 +6,8 @@ export interface NewJob {
   kind: string;
   payload: unknown;
   runAt: Date;
+  /** Jobs of a kind with the same group share a part of its slots (see `KindLimits.perGroup`). */
+  group?: string;
 }
 
 /**
@@ -20,6 +22,7 @@ export async function enqueue(db: Db, jobs: readonly NewJob[], createdAt: Date):
       payload: JSON.stringify(job.payload),
       run_at: job.runAt.toISOString(),
       created_at: createdAt.toISOString(),
+      group_key: job.group ?? null,
     })),
   );
 }

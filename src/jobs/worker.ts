@@ -1,10 +1,15 @@
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/database.ts';
 import { claimDueJobs, deleteJobs, insertJobOnce, type JobRow, rescheduleJob } from './jobs.store.ts';
+import { createSlots, type KindLimits } from './slots.ts';
+
+export type { KindLimits } from './slots.ts';
 
 export interface Job {
   readonly id: number;
   readonly kind: string;
+  /** Jobs of a kind with the same group share a part of its slots (a label's deliveries). */
+  readonly group: string | null;
   readonly payload: unknown;
   /** Runs since the job last succeeded, this one included; a claim whose worker died counts. */
   readonly attempt: number;
@@ -38,8 +43,9 @@ export interface WorkerOptions {
   recurring?: readonly RecurringJob[];
   /** How long a claimed job stays with this worker before another may take it: longer than any run. */
   leaseMs: number;
-  /** Jobs run side by side at most. */
+  /** Jobs of a kind run side by side at most, for kinds without limits of their own (recurring jobs: 1). */
   concurrency?: number;
+  limits?: Readonly<Record<string, KindLimits>>;
   /** How often an idle worker looks for due jobs. */
   idlePollMs?: number;
   onError?: (error: unknown, job: Job | null) => void;
@@ -66,11 +72,15 @@ function jobOf(row: JobRow): Job {
   return {
     id: row.id,
     kind: row.kind,
+    group: row.group_key,
     payload: JSON.parse(row.payload),
     attempt: row.attempts,
     leaseUntil: row.run_at,
   };
 }
+
+/** A finished run frees its slot for the next claim; claims wait for this many, to take them in one query. */
+const CLAIM_BATCH = 16;
 
 export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker {
   const concurrency = options.concurrency ?? 64;
@@ -85,6 +95,11 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     };
   }
 
+  const kinds = Object.keys(handlers);
+  const slots = createSlots(
+    (kind) => options.limits?.[kind] ?? { concurrency: recurringKinds.has(kind) ? 1 : concurrency },
+  );
+
   const running = new Set<Promise<void>>();
   let stopped = true;
   let claiming = false;
@@ -92,7 +107,10 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   let pumping: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | null = null;
 
-  async function claim(limit: number): Promise<Job[]> {
+  /** Takes the due jobs that fit in the free slots, and holds their slots until they finish. */
+  async function claim(): Promise<Job[]> {
+    const limit = slots.freeIn(kinds);
+    if (limit === 0) return [];
     const now = ctx.clock.now();
     const rows = await claimDueJobs(
       ctx.db,
@@ -100,8 +118,19 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
       now.toISOString(),
       new Date(now.getTime() + options.leaseMs).toISOString(),
       limit,
+      slots.claimFilter(kinds),
     );
-    return rows.map(jobOf);
+    const jobs = rows.map(jobOf);
+    for (const job of jobs) slots.take(job.kind, job.group);
+    return jobs;
+  }
+
+  async function runHeld(job: Job): Promise<void> {
+    try {
+      await runJob(job);
+    } finally {
+      slots.release(job.kind, job.group);
+    }
   }
 
   async function runJob(job: Job): Promise<void> {
@@ -173,9 +202,10 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   }
 
   function track(job: Job): void {
-    const run = runJob(job).finally(() => {
+    const run = runHeld(job).finally(() => {
       running.delete(run);
-      if (!stopped && concurrency - running.size >= Math.min(16, concurrency)) void pump();
+      const { concurrency: ofKind } = slots.limitsOf(job.kind);
+      if (!stopped && slots.free(job.kind) >= Math.min(CLAIM_BATCH, ofKind)) void pump();
     });
     running.add(run);
   }
@@ -199,8 +229,8 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   async function claimAndStart(): Promise<void> {
     claiming = true;
     try {
-      while (!stopped && running.size < concurrency) {
-        const jobs = await claim(concurrency - running.size);
+      while (!stopped) {
+        const jobs = await claim();
         failedClaims = 0;
         for (const job of jobs) track(job);
         if (jobs.length === 0) break;
@@ -242,9 +272,9 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     async drain() {
       await addRecurringJobs();
       for (;;) {
-        const jobs = await claim(concurrency);
+        const jobs = await claim();
         if (jobs.length === 0) return;
-        await Promise.all(jobs.map(runJob));
+        await Promise.all(jobs.map(runHeld));
       }
     },
   };

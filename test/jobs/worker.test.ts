@@ -43,6 +43,7 @@ test('a job taken by a worker that died is run again once its lease has passed',
     {
       id: claimed?.id,
       kind: 'note',
+      group: null,
       payload: { text: 'hello' },
       attempt: 2,
       leaseUntil: new Date(now.getTime() + 2 * LEASE_MS).toISOString(),

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { isPlanKey, PLANS } from '../plans/plans.catalog.ts';
-import { activeWebhooksOfLabel, type WebhookRow } from './webhooks.store.ts';
+import { activeWebhooksOfLabel, labelOfWebhook, type WebhookRow } from './webhooks.store.ts';
 
 export const DELIVERY_JOB = 'webhook.delivery';
 
@@ -22,38 +22,44 @@ export function subscribedEvents(row: Pick<WebhookRow, 'events'>): string[] {
   return JSON.parse(row.events) as string[];
 }
 
+/** A webhook an event goes to, with its label: a label's deliveries share a part of the worker's slots. */
+export interface Subscriber {
+  webhookId: number;
+  labelId: number;
+}
+
 /**
  * The active webhooks of the workspace's label that subscribe to the event; none while the label's
  * plan has no webhooks (after a move to Start). A sandbox shares its label's.
  */
-export async function subscribersOf(trx: Db, workspace: Workspace, event: string): Promise<number[]> {
+export async function subscribersOf(trx: Db, workspace: Workspace, event: string): Promise<Subscriber[]> {
   const webhooks = await activeWebhooksOfLabel(trx, workspace.labelId);
   return webhooks
     .filter((webhook) => isPlanKey(webhook.plan) && PLANS[webhook.plan].features.webhooks)
     .filter((webhook) => subscribedEvents(webhook).includes(event))
-    .map((webhook) => webhook.id);
+    .map((webhook) => ({ webhookId: webhook.id, labelId: workspace.labelId }));
 }
 
-function deliveryJob(webhookId: number, eventId: number, at: Date, options: { redelivery?: true } = {}) {
+function deliveryJob(to: Subscriber, eventId: number, at: Date, options: { redelivery?: true } = {}) {
   const payload: DeliveryJob = {
     delivery_id: randomUUID(),
-    webhook_id: webhookId,
+    webhook_id: to.webhookId,
     event_id: eventId,
     ...options,
   };
-  return { kind: DELIVERY_JOB, payload, runAt: at };
+  return { kind: DELIVERY_JOB, payload, runAt: at, group: `label:${to.labelId}` };
 }
 
 /** Queues an event's deliveries, one per webhook, in the transaction that publishes it. */
 export async function queueDeliveries(
   trx: Db,
-  webhookIds: readonly number[],
+  subscribers: readonly Subscriber[],
   eventId: number,
   at: Date,
 ): Promise<void> {
   await enqueue(
     trx,
-    webhookIds.map((webhookId) => deliveryJob(webhookId, eventId, at)),
+    subscribers.map((subscriber) => deliveryJob(subscriber, eventId, at)),
     at,
   );
 }
@@ -66,7 +72,9 @@ export async function queueDelivery(
   at: Date,
   options: { redelivery?: true } = {},
 ): Promise<string> {
-  const job = deliveryJob(webhookId, eventId, at, options);
+  const labelId = await labelOfWebhook(trx, webhookId);
+  if (labelId === undefined) throw new Error(`no webhook ${webhookId} to deliver to`);
+  const job = deliveryJob({ webhookId, labelId }, eventId, at, options);
   await enqueue(trx, [job], at);
   return job.payload.delivery_id;
 }

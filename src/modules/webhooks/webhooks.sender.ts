@@ -41,23 +41,59 @@ function outcomeOf(status: number, location: string | undefined): Pick<AttemptRe
   return { ok: false, error: `the receiver answered ${status}` };
 }
 
+/** Options of the connections to receivers. */
+export interface SenderOptions {
+  /** Trusted roots in place of the system's (tests). */
+  ca?: string | Buffer;
+  /** Open sockets at most, across receivers. */
+  maxSockets: number;
+  /** Open sockets to one receiver host at most. */
+  maxSocketsPerHost: number;
+  /** A socket left unused this long is closed (4 s, or less when the receiver's Keep-Alive says so). */
+  idleSocketMs?: number;
+}
+
+/**
+ * Shorter than the usual keep-alive of servers (5 s in Node, more in nginx), so that we close an idle
+ * connection before the receiver does and never write a delivery into a socket being closed.
+ */
+const IDLE_SOCKET_MS = 4000;
+
+function socketsOf(pool: NodeJS.ReadOnlyDict<unknown[]>): number {
+  return Object.values(pool).reduce((sum, sockets) => sum + (sockets?.length ?? 0), 0);
+}
+
+/**
+ * At the cap of open sockets, a delivery to a receiver with no free socket would wait for one to
+ * close on its own (up to the idle timeout, counted against its own timeout): the socket idle the
+ * longest makes room for it instead.
+ */
+function makeRoom(agent: https.Agent, maxSockets: number): void {
+  if (socketsOf(agent.sockets) + socketsOf(agent.freeSockets) < maxSockets) return;
+  const idle = Object.values(agent.freeSockets).find((sockets) => sockets?.length);
+  idle?.[0]?.destroy();
+}
+
 /**
  * Posts deliveries over HTTPS. The address is checked before every attempt; a host name is resolved
  * once per connection by `guardedLookup`, which hands the socket only the addresses it checked.
  * Redirects are never followed. `ca` replaces the trusted roots (tests); operators add theirs with
- * NODE_EXTRA_CA_CERTS.
+ * NODE_EXTRA_CA_CERTS. Connections are kept alive between deliveries, within the caps of `options`.
  */
 export function createWebhookSender(
   config: Pick<Config, 'baseUrl' | 'shortLinkBase' | 'webhookAllowCidrs' | 'webhookTimeoutMs'>,
   resolveHost: HostResolver,
-  options: { ca?: string | Buffer; maxConnectionsPerHost: number },
+  options: SenderOptions,
 ): WebhookSender {
   const policy = addressPolicy(config);
   const agent = new https.Agent({
     keepAlive: true,
-    // As many as the worker runs at once: a request that queued for a connection would spend
-    // its timeout waiting, and a burst to a sound receiver would read as its failures.
-    maxSockets: options.maxConnectionsPerHost,
+    maxSockets: options.maxSocketsPerHost,
+    maxTotalSockets: options.maxSockets,
+    // The agent's timeout closes a socket once it sits in the free pool that long; a delivery in
+    // flight has its own timer (below).
+    timeout: options.idleSocketMs ?? IDLE_SOCKET_MS,
+    scheduling: 'lifo',
     lookup: guardedLookup(policy, resolveHost),
     ...(options.ca !== undefined && { ca: options.ca }),
   });
@@ -72,6 +108,7 @@ export function createWebhookSender(
         settled = true;
         resolve({ ...result, durationMs: elapsed() });
       };
+      makeRoom(agent, options.maxSockets);
       const request = https.request(url, {
         method: 'POST',
         agent,

@@ -176,3 +176,9 @@ export async function deleteAttemptsBefore(db: Db, cutoff: string): Promise<numb
   const result = await db.deleteFrom('webhook_attempts').where('created_at', '<', cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The label a webhook belongs to (a delivery's fair share is its label's). */
+export async function labelOfWebhook(db: Db, id: number): Promise<number | undefined> {
+  const row = await db.selectFrom('webhooks').select('label_id').where('id', '=', id).executeTakeFirst();
+  return row?.label_id;
+}
