@@ -45,9 +45,52 @@ test('plain text is stored as is: no lines and no LRC, and it shows on the track
   assert.deepEqual(body, { ok: true, text: 'Line one\nLine two', lines: [], lrc: null });
   assert.deepEqual(json(await call(h, 'GET', path, { key })), body);
   const card = json(await call(h, 'GET', `/api/v1/releases/${release.id}/tracks/${track.id}`, { key })) as {
-    track: { lyrics: string };
+    track: { lyrics: unknown };
   };
-  assert.equal(card.track.lyrics, 'Line one\nLine two');
+  assert.deepEqual(card.track.lyrics, { text: 'Line one\nLine two', lines: [], lrc: null });
+});
+
+test('every response carrying the track carries its lyrics in all three forms', async (t) => {
+  const { h, key, path, release, track } = await setup(t);
+  const trackPath = `/api/v1/releases/${release.id}/tracks/${track.id}`;
+  const lyricsOfTrack = async (method: 'GET' | 'PATCH', url: string, payload?: object) => {
+    const response = await call(h, method, url, { key, ...(payload && { payload }) });
+    assert.equal(response.statusCode, 200, response.body);
+    return json(response) as {
+      track?: { lyrics: unknown };
+      release?: { tracks: Array<{ lyrics: unknown }> };
+      tracks?: Array<{ lyrics: unknown }>;
+    };
+  };
+  assert.equal((await lyricsOfTrack('GET', trackPath)).track?.lyrics, null);
+
+  const { ok: _ok, ...forms } = await put(h, key, path, {
+    lines: [
+      { time: 1, text: 'Intro' },
+      { time: 83.5, text: 'Hello' },
+    ],
+  });
+  assert.deepEqual(forms, {
+    text: 'Intro\nHello',
+    lines: [
+      { time: 1, text: 'Intro' },
+      { time: 83.5, text: 'Hello' },
+    ],
+    lrc: '[00:01.00] Intro\n[01:23.50] Hello',
+  });
+  assert.deepEqual((await lyricsOfTrack('GET', trackPath)).track?.lyrics, forms);
+  assert.deepEqual(
+    (await lyricsOfTrack('GET', `/api/v1/releases/${release.id}`)).release?.tracks[0]?.lyrics,
+    forms,
+  );
+  assert.deepEqual((await lyricsOfTrack('GET', '/api/v1/tracks')).tracks?.[0]?.lyrics, forms);
+  assert.deepEqual((await lyricsOfTrack('PATCH', trackPath, { title: 'Renamed' })).track?.lyrics, forms);
+  assert.deepEqual((await lyricsOfTrack('PATCH', trackPath, { lyrics: 'Plain again' })).track?.lyrics, {
+    text: 'Plain again',
+    lines: [],
+    lrc: null,
+  });
+  assert.equal((await lyricsOfTrack('PATCH', trackPath, { lyrics: null })).track?.lyrics, null);
 });
 
 test('timed lines give LRC exactly (83.5 s is [01:23.50]) and plain text joined by newlines', async (t) => {

@@ -147,7 +147,7 @@ test('POST /releases/{id}/tracks stores a WAV streamed to disk and answers 201 w
     instrumental: false,
     language: 'en',
     preview_start_sec: 0.5,
-    lyrics: 'First line\nSecond line',
+    lyrics: { text: 'First line\nSecond line', lines: [], lrc: null },
     writers: [{ name: 'Mira Vale', roles: ['Composer', 'Lyricist'] }],
     contributors: [{ name: 'Ivan Petrov', role: 'Mixing Engineer' }],
     featured: [{ name: 'Kato' }],

@@ -1,23 +1,13 @@
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import {
-  formatLrc,
-  type LyricLine,
-  type LyricsResult,
-  linesToText,
-  normalizeLines,
-  parseLrc,
-} from '../../lib/lrc.ts';
+import { type LyricLine, type LyricsResult, linesToText, normalizeLines, parseLrc } from '../../lib/lrc.ts';
 import { plainLyrics } from './tracks.fields.ts';
-import type { TrackRow } from './tracks.presenter.ts';
+import { lyricsOf, type TrackRow } from './tracks.presenter.ts';
 import { editTrack, getTrack } from './tracks.service.ts';
 import { updateTrackRow } from './tracks.store.ts';
 
-/**
- * A track's lyrics in all three forms. Plain text only: `lines` is empty and `lrc` null (there are
- * no times to show). Timed: `text` is the lines' texts joined by newlines and `lrc` their LRC form.
- */
+/** The lyrics routes' answer: the three forms of `lyricsOf`, all empty when the track has none. */
 export interface LyricsView {
   ok: true;
   text: string | null;
@@ -31,22 +21,8 @@ export interface LyricsInput {
   lrc?: string;
 }
 
-function isLine(value: unknown): value is LyricLine {
-  if (typeof value !== 'object' || value === null) return false;
-  return (
-    'time' in value && typeof value.time === 'number' && 'text' in value && typeof value.text === 'string'
-  );
-}
-
-function storedLines(row: TrackRow): LyricLine[] {
-  if (row.lyrics_lines === null) return [];
-  const parsed: unknown = JSON.parse(row.lyrics_lines);
-  return Array.isArray(parsed) ? parsed.filter(isLine) : [];
-}
-
 export function presentLyrics(row: TrackRow): LyricsView {
-  const lines = storedLines(row);
-  return { ok: true, text: row.lyrics_text, lines, lrc: lines.length > 0 ? formatLrc(lines) : null };
+  return { ok: true, ...(lyricsOf(row) ?? { text: null, lines: [], lrc: null }) };
 }
 
 function timedColumns(result: LyricsResult, field: 'lines' | 'lrc') {

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { TracksTable } from '../../db/schema.ts';
 import type { Workspace } from '../../db/scope.ts';
+import { formatLrc, type LyricLine } from '../../lib/lrc.ts';
 import { AI_ELEMENTS, type AiElement } from './tracks.schemas.ts';
 
 export type TrackRow = Selectable<TracksTable>;
@@ -17,7 +18,7 @@ export interface TrackView {
   instrumental: boolean;
   language: string | null;
   preview_start_sec: number | null;
-  lyrics: string | null;
+  lyrics: LyricsForms | null;
   writers: Array<{ name: string; roles: string[] }>;
   contributors: Array<{ name: string; role: string }>;
   featured: Array<{ name: string }>;
@@ -45,6 +46,37 @@ function isAiElement(value: unknown): value is AiElement {
   return typeof value === 'string' && (AI_ELEMENTS as readonly string[]).includes(value);
 }
 
+/**
+ * A track's lyrics in the three forms the contract returns together. Plain text only: `lines` is
+ * empty and `lrc` null (there are no times to show). Timed: `text` is the lines' texts joined by
+ * newlines and `lrc` their LRC form.
+ */
+export interface LyricsForms {
+  text: string;
+  lines: LyricLine[];
+  lrc: string | null;
+}
+
+function isLine(value: unknown): value is LyricLine {
+  if (typeof value !== 'object' || value === null) return false;
+  return (
+    'time' in value && typeof value.time === 'number' && 'text' in value && typeof value.text === 'string'
+  );
+}
+
+function storedLines(row: TrackRow): LyricLine[] {
+  if (row.lyrics_lines === null) return [];
+  const parsed: unknown = JSON.parse(row.lyrics_lines);
+  return Array.isArray(parsed) ? parsed.filter(isLine) : [];
+}
+
+/** The track's lyrics in their three forms; null when it has none. */
+export function lyricsOf(row: TrackRow): LyricsForms | null {
+  if (row.lyrics_text === null) return null;
+  const lines = storedLines(row);
+  return { text: row.lyrics_text, lines, lrc: lines.length > 0 ? formatLrc(lines) : null };
+}
+
 function audioOf(row: TrackRow): TrackView['audio'] {
   if (row.audio_hash === null || row.audio_filename === null) return null;
   return {
@@ -70,7 +102,7 @@ export function presentTrack(row: TrackRow, workspace: Workspace): TrackView {
     instrumental: row.instrumental === 1,
     language: row.language,
     preview_start_sec: row.preview_start_sec,
-    lyrics: row.lyrics_text,
+    lyrics: lyricsOf(row),
     writers: parseJsonArray(row.writers),
     contributors: parseJsonArray(row.contributors),
     featured: parseJsonArray(row.featured),

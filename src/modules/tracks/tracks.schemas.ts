@@ -25,6 +25,34 @@ export const TrackAudio = Type.Object({
   channels: Type.Integer({ examples: [2] }),
 });
 
+export const LyricLineSchema = Type.Object(
+  {
+    time: Type.Number({
+      minimum: 0,
+      maximum: 86_400,
+      description: 'Seconds from the start; kept to centiseconds',
+      examples: [83.5],
+    }),
+    text: Type.String({ maxLength: 1000 }),
+  },
+  { additionalProperties: false },
+);
+
+/** A track's lyrics in all three forms; the track card's `lyrics` is null when it has none. */
+export const LyricsForms = Type.Object(
+  {
+    text: Type.String({ description: 'Plain text; for timed lyrics, the lines joined by newlines' }),
+    lines: Type.Array(LyricLineSchema, { description: 'Timed lines in time order; empty for plain text' }),
+    lrc: Nullable(
+      Type.String({
+        description: 'The lines as LRC, `[mm:ss.xx] text`; null for plain text',
+        examples: ['[01:23.50] Hello'],
+      }),
+    ),
+  },
+  { description: 'Lyrics as plain text, timed lines and LRC' },
+);
+
 /** The track card: in a release's `tracks`, in track responses, and (with `release`) in /tracks. */
 export const Track = Type.Object({
   id: Type.Integer(),
@@ -38,7 +66,7 @@ export const Track = Type.Object({
   instrumental: Type.Boolean(),
   language: Nullable(Type.String({ examples: ['en'] })),
   preview_start_sec: Nullable(Type.Number({ minimum: 0 })),
-  lyrics: Nullable(Type.String({ description: 'Plain text; the timed forms are at /lyrics' })),
+  lyrics: Nullable(LyricsForms),
   writers: Type.Array(Writer),
   contributors: Type.Array(Contributor),
   featured: Type.Array(FeaturedArtist),
@@ -90,19 +118,6 @@ export const FeaturedInput = Type.Array(Type.Object({ name: CreditName }, { addi
   maxItems: MAX_CREDITS,
   description: 'Invited artists',
 });
-
-export const LyricLineSchema = Type.Object(
-  {
-    time: Type.Number({
-      minimum: 0,
-      maximum: 86_400,
-      description: 'Seconds from the start; kept to centiseconds',
-      examples: [83.5],
-    }),
-    text: Type.String({ maxLength: 1000 }),
-  },
-  { additionalProperties: false },
-);
 
 /** A response carrying one track card. */
 export const TrackBody = Type.Object({ track: Track });
