@@ -9,7 +9,7 @@ import { seededRandom as random } from '../../src/lib/random.ts';
 import { ensureSandboxWorkspace, getLabel } from '../../src/modules/labels/labels.service.ts';
 import { type MediaKind, mediaPath } from '../../src/modules/media/media.storage.ts';
 import { automatedChecks, type Finding } from '../../src/modules/moderation/moderation.checks.ts';
-import { decodeWindow, readFlacStreamInfo } from '../../src/modules/moderation/moderation.flac.ts';
+import { decodeFlacWindow, readFlacStream } from '../../src/modules/moderation/moderation.flac.ts';
 import { findRelease, listReleaseTracks } from '../../src/modules/releases/releases.store.ts';
 import { BitWriter, crc8, crc16, MONO_22K, pcmWav, riffChunk, wavFile } from '../helpers/audio.ts';
 import { givenRelease, givenTrack } from '../helpers/catalog.ts';
@@ -109,7 +109,7 @@ function stereoFlac(left: Float64Array, right: Float64Array): Buffer {
   info.write(0, 64);
   info.write(0, 64); // MD5 unknown
   const frames: Buffer[] = [];
-  for (let start = 0; start < l.length; start += FLAC_BLOCK) {
+  for (let start = 0, number = 0; start < l.length; start += FLAC_BLOCK, number++) {
     const size = Math.min(FLAC_BLOCK, l.length - start);
     const header = new BitWriter();
     header.write(0xfff8, 16);
@@ -118,7 +118,7 @@ function stereoFlac(left: Float64Array, right: Float64Array): Buffer {
     header.write(0b1010, 4); // mid/side
     header.write(0, 3); // sample size from STREAMINFO
     header.write(0, 1);
-    header.write(frames.length, 8);
+    header.write(number, 8);
     header.write(size - 1, 16);
     const headerBytes = header.toBuffer();
     const mid: number[] = [];
@@ -409,9 +409,10 @@ test('the FLAC reader decodes LPC, fixed and mid/side frames exactly', async (t)
     mediaPath(h.dataDir, 'audio', await storeFile(h, 'audio', bytes, 'flac'), 'flac'),
     'r',
   );
-  const info = await readFlacStreamInfo(file);
+  const stream = await readFlacStream(file);
   await file.close();
-  const [decodedLeft, decodedRight] = decodeWindow(bytes.subarray(info.audioStart), info, left.length);
+  const window = bytes.subarray(stream.audioStart);
+  const [decodedLeft, decodedRight] = await decodeFlacWindow(stream, window, left.length);
   const expected = (samples: Float64Array) => Array.from(samples, (s) => toInteger(s, 16) / 2 ** 15);
   assert.deepStrictEqual(Array.from(decodedLeft ?? []), expected(left));
   assert.deepStrictEqual(Array.from(decodedRight ?? []), expected(right));

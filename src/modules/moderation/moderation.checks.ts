@@ -4,7 +4,8 @@ import { coverExtension, isCoverFormat } from '../covers/covers.urls.ts';
 import { fileExists, mediaPath } from '../media/media.storage.ts';
 import type { ReleaseRow } from '../releases/releases.store.ts';
 import type { TrackRow } from '../tracks/tracks.presenter.ts';
-import { type LossyEvidence, lossySourceEvidence } from './moderation.lossy.ts';
+import type { LossyEvidence } from './moderation.lossy.ts';
+import { lossySourceEvidenceOffThread } from './moderation.pool.ts';
 import {
   audioFactIssues,
   contributorsMissing,
@@ -44,8 +45,8 @@ export async function automatedChecks(
     ...at('version', versionIssues(release.version, RELEASE)),
     ...(await coverFindings(ctx, release)),
   ];
-  // One track at a time: the audio analysis reads files and runs FFTs, and a 30-track album should
-  // not open 30 files and hold 30 windows of samples at once.
+  // One track at a time: a 30-track album should not queue 30 analyses at once in the threads that
+  // every label shares.
   for (const [index, track] of tracks.entries()) {
     const path = `tracks.${index}`;
     const owner = trackOwner(track.number);
@@ -119,7 +120,7 @@ async function audioIssues(
     });
   }
   issues.push(...audioFactIssues(track, n));
-  const evidence = stored === null ? null : await lossySourceEvidence(stored.path, stored.format);
+  const evidence = stored === null ? null : await lossySourceEvidenceOffThread(stored.path, stored.format);
   if (evidence !== null) issues.push(lossySource(evidence, n));
   return issues;
 }

@@ -1,6 +1,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
+import FFT from 'fft.js';
 import { parseFile } from 'music-metadata';
-import { decodeWindow, readFlacStreamInfo, Undecodable } from './moderation.flac.ts';
+import { decodeFlacWindow, readFlacStream, Undecodable } from './moderation.flac.ts';
 
 /**
  * Is a WAV or FLAC upload really a decoded MP3/AAC? The container says lossless either way
@@ -13,8 +14,10 @@ import { decodeWindow, readFlacStreamInfo, Undecodable } from './moderation.flac
  * 2. The spectrum (works on the samples whatever the tags say): MP3 and AAC encoders low-pass the
  *    signal hard (about 16 kHz at 128 kbit/s, 17-19 kHz at 160-192 kbit/s) and leave nothing above,
  *    a cliff of 60 dB and more within a few hundred hertz. Real recordings roll off gently instead.
- *    Only four one-second excerpts (at 20/40/60/80% of the track, past intros and fade-outs) are
- *    read, by position: a 200 MB file costs under 2 MB of reading and a few hundred FFTs (~0.3 s).
+ *    Only four excerpts of a second (at 20/40/60/80% of the track, past intros and fade-outs) are
+ *    read, by position, each capped at MAX_EXCERPT_FRAMES whatever rate the header declares: a
+ *    200 MB file costs at most a few MB of reading and about 260 FFTs. It runs in a worker thread
+ *    (moderation.pool.ts), never on the event loop.
  *
  * Limits, chosen to avoid refusing honest masters: cut-offs above 19 kHz are not looked for, since
  * resamplers and converters' anti-alias filters cut there too, so 256-320 kbit/s sources pass; a
@@ -230,18 +233,18 @@ async function analyseWav(file: FileHandle, layout: WavLayout, spectrum: Spectru
 const FLAC_WINDOW_SLACK_BYTES = 256 * 1024;
 
 async function analyseFlac(file: FileHandle, spectrum: Spectrum): Promise<void> {
-  const info = await readFlacStreamInfo(file);
+  const stream = await readFlacStream(file);
   const size = (await file.stat()).size;
-  spectrum.sampleRate = info.sampleRate;
-  const rawBytesPerFrame = info.channels * Math.ceil(info.bitsPerSample / 8) || 1;
-  const totalFrames = info.totalSamples || Math.floor((size - info.audioStart) / rawBytesPerFrame);
-  for (const excerpt of excerpts(totalFrames, info.sampleRate)) {
+  spectrum.sampleRate = stream.sampleRate;
+  const rawBytesPerFrame = stream.channels * Math.ceil(stream.bitsPerSample / 8) || 1;
+  const totalFrames = stream.totalSamples || Math.floor((size - stream.audioStart) / rawBytesPerFrame);
+  for (const excerpt of excerpts(totalFrames, stream.sampleRate)) {
     // Compressed frames have no index by time: the excerpt is found by its share of the bytes,
     // which is close enough for "a second somewhere around 40% of the track".
     const start =
-      info.audioStart + Math.floor(((size - info.audioStart) * excerpt.start) / Math.max(totalFrames, 1));
+      stream.audioStart + Math.floor(((size - stream.audioStart) * excerpt.start) / Math.max(totalFrames, 1));
     const window = await readAt(file, start, excerpt.frames * rawBytesPerFrame + FLAC_WINDOW_SLACK_BYTES);
-    const channels = decodeWindow(window, info, excerpt.frames);
+    const channels = await decodeFlacWindow(stream, window, excerpt.frames);
     for (const samples of channels.slice(0, ANALYSED_CHANNELS)) spectrum.add(samples);
   }
 }
@@ -252,18 +255,32 @@ const EXCERPTS = 4;
 const EXCERPT_SECONDS = 1;
 /** Left and right carry the treble of any mix; further channels add cost, not evidence. */
 const ANALYSED_CHANNELS = 2;
+const FFT_SIZE = 4096;
+/**
+ * The most sample frames one excerpt reads, whatever the header declares (a second up to 131 kHz):
+ * with 8 channels of 32 bits, 4 MB of reading and 1 MB of samples per channel at a time.
+ */
+const MAX_EXCERPT_FRAMES = 32 * FFT_SIZE;
 
-/** Where the excerpts are, in sample frames: the whole file when it is shorter than all of them. */
+/**
+ * Where the excerpts are, in sample frames. A file shorter than all of them is read whole, in
+ * excerpts of whole FFT frames laid end to end, so that no sound is lost between two of them.
+ */
 function excerpts(totalFrames: number, sampleRate: number): Array<{ start: number; frames: number }> {
-  const length = Math.round(EXCERPT_SECONDS * sampleRate);
-  if (totalFrames <= EXCERPTS * length) return totalFrames > 0 ? [{ start: 0, frames: totalFrames }] : [];
+  const length = Math.min(Math.round(EXCERPT_SECONDS * sampleRate), MAX_EXCERPT_FRAMES);
+  if (totalFrames <= EXCERPTS * length) {
+    const step = FFT_SIZE * Math.max(1, Math.floor(length / FFT_SIZE));
+    return Array.from({ length: Math.ceil(totalFrames / step) }, (_, i) => ({
+      start: i * step,
+      frames: Math.min(step, totalFrames - i * step),
+    }));
+  }
   return Array.from({ length: EXCERPTS }, (_, i) => ({
     start: Math.round(((i + 1) / (EXCERPTS + 1)) * totalFrames - length / 2),
     frames: length,
   }));
 }
 
-const FFT_SIZE = 4096;
 /** Below this much analysed audio (frames of FFT_SIZE) there is no verdict. */
 const MIN_FFT_FRAMES = 10;
 /** Where a lossy encoder's low-pass is looked for. */
@@ -291,8 +308,10 @@ class Spectrum {
     { length: FFT_SIZE },
     (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / FFT_SIZE),
   );
-  private readonly real = new Float64Array(FFT_SIZE);
-  private readonly imaginary = new Float64Array(FFT_SIZE);
+  private readonly fft = new FFT(FFT_SIZE);
+  private readonly input = new Float64Array(FFT_SIZE);
+  /** Interleaved real and imaginary parts; a real transform fills the bins up to half the rate. */
+  private readonly output = new Float64Array(2 * FFT_SIZE);
 
   /** Adds one channel's samples, in frames of FFT_SIZE; digital silence carries no evidence. */
   add(samples: Float64Array): void {
@@ -301,14 +320,13 @@ class Spectrum {
       for (let i = 0; i < FFT_SIZE; i++) {
         const value = samples[start + i] ?? 0;
         energy += value * value;
-        this.real[i] = value * (this.window[i] ?? 0);
-        this.imaginary[i] = 0;
+        this.input[i] = value * (this.window[i] ?? 0);
       }
       if (energy === 0) continue;
-      fft(this.real, this.imaginary);
+      this.fft.realTransform(this.output, this.input);
       for (let bin = 0; bin < this.power.length; bin++) {
-        const re = this.real[bin] ?? 0;
-        const im = this.imaginary[bin] ?? 0;
+        const re = this.output[2 * bin] ?? 0;
+        const im = this.output[2 * bin + 1] ?? 0;
         this.power[bin] = (this.power[bin] ?? 0) + re * re + im * im;
       }
       this.frames++;
@@ -350,45 +368,5 @@ class Spectrum {
       if (this.levelDb(from, from + 100) < best.below - best.drop / 2) return from;
     }
     return best.cutoff;
-  }
-}
-
-/** In-place iterative radix-2 FFT; the length is a power of two. */
-function fft(real: Float64Array, imaginary: Float64Array): void {
-  const n = real.length;
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      [real[i], real[j]] = [real[j] ?? 0, real[i] ?? 0];
-      [imaginary[i], imaginary[j]] = [imaginary[j] ?? 0, imaginary[i] ?? 0];
-    }
-  }
-  for (let size = 2; size <= n; size <<= 1) {
-    const angle = (-2 * Math.PI) / size;
-    const stepRe = Math.cos(angle);
-    const stepIm = Math.sin(angle);
-    for (let start = 0; start < n; start += size) {
-      let wRe = 1;
-      let wIm = 0;
-      for (let k = 0; k < size / 2; k++) {
-        const a = start + k;
-        const b = a + size / 2;
-        const bRe = real[b] ?? 0;
-        const bIm = imaginary[b] ?? 0;
-        const tRe = bRe * wRe - bIm * wIm;
-        const tIm = bRe * wIm + bIm * wRe;
-        const aRe = real[a] ?? 0;
-        const aIm = imaginary[a] ?? 0;
-        real[a] = aRe + tRe;
-        imaginary[a] = aIm + tIm;
-        real[b] = aRe - tRe;
-        imaginary[b] = aIm - tIm;
-        const nextRe = wRe * stepRe - wIm * stepIm;
-        wIm = wRe * stepIm + wIm * stepRe;
-        wRe = nextRe;
-      }
-    }
   }
 }

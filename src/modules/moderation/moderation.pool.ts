@@ -1,0 +1,51 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { LossyEvidence } from './moderation.lossy.ts';
+import type { AnalysisTask } from './moderation.worker.ts';
+
+/**
+ * Audio analysis (decoding excerpts, FFTs) runs in worker threads, so that no request of any label
+ * waits while a long track is examined. One pool per process, created at the first analysis.
+ *
+ * Sized for a small box: one core is left to the event loop (on 2 cores, one analysis thread).
+ * An idle thread ends after IDLE_MS, and piscina unrefs idle threads, so the pool never keeps the
+ * process alive; `closeAudioAnalysis` ends it at shutdown.
+ */
+const THREADS = Math.max(1, Math.min(2, availableParallelism() - 1));
+const IDLE_MS = 60_000;
+/** Excerpts are bounded (moderation.lossy.ts); this stops a thread that grows past them anyway. */
+const MAX_HEAP_MB = 128;
+
+const WORKER = new URL('./moderation.worker.ts', import.meta.url).href;
+/**
+ * Threads do not inherit loader hooks registered in code, as bin/labeldesk.js registers tsx, so
+ * each thread imports tsx's loader itself; by absolute URL, whatever the working directory. This
+ * replaces the inherited flags, so a thread started under `node --import tsx` loads it once too.
+ */
+const THREAD_FLAGS = ['--import', import.meta.resolve('tsx')];
+
+let pool: Piscina<AnalysisTask, LossyEvidence | null> | null = null;
+
+function analysisPool(): Piscina<AnalysisTask, LossyEvidence | null> {
+  pool ??= new Piscina({
+    filename: WORKER,
+    execArgv: THREAD_FLAGS,
+    minThreads: 0,
+    maxThreads: THREADS,
+    idleTimeout: IDLE_MS,
+    resourceLimits: { maxOldGenerationSizeMb: MAX_HEAP_MB },
+  });
+  return pool;
+}
+
+/** Whether a stored WAV or FLAC was converted from a lossy file (moderation.lossy.ts), off the event loop. */
+export function lossySourceEvidenceOffThread(path: string, format: string): Promise<LossyEvidence | null> {
+  return analysisPool().run({ path, format });
+}
+
+/** Ends the analysis threads (server shutdown); the next analysis starts a new pool. */
+export async function closeAudioAnalysis(): Promise<void> {
+  const closing = pool;
+  pool = null;
+  await closing?.destroy();
+}
