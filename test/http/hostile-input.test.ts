@@ -112,3 +112,24 @@ test('an event id past 32 bits is 400 invalid, not a PostgreSQL range error', as
     field: 'event_id',
   });
 });
+
+test('1e999 or Infinity in a path or query is 400 invalid, not Infinity passed to the database', async (t) => {
+  const h = await buildHarness(t);
+  const { key } = await givenCaller(h);
+  const cases = [
+    ['/api/v1/releases/1e999', 'id'],
+    ['/api/v1/releases/1/tracks/Infinity/lyrics', 'trackId'],
+    ['/api/v1/artists/-1e999', 'id'],
+    ['/api/v1/releases?artist_id=1e999', 'artist_id'],
+    ['/api/v1/releases?per_page=Infinity', 'per_page'],
+  ];
+  for (const [url, field] of cases) {
+    const response = await call(h, 'GET', String(url), { key });
+    assert.equal(response.statusCode, 400, url);
+    assert.deepEqual(
+      json(response),
+      { error: `${field} must be a finite number`, code: 'invalid', field },
+      url,
+    );
+  }
+});
