@@ -1,6 +1,7 @@
 // A real HTTPS webhook receiver for tests and the bench: it records every delivery with its raw body
-// and answers as the test says. Its self-signed certificate names 127.0.0.1, localhost and
-// receiver.test; the sender trusts it through its `ca` option or NODE_EXTRA_CA_CERTS.
+// and answers as the test says. Its self-signed certificate names 127.0.0.1, localhost,
+// receiver.test and its subdomains (many receiver hosts on one address); the sender trusts it
+// through its `ca` option or NODE_EXTRA_CA_CERTS.
 import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -52,6 +53,7 @@ export function receiverCertificate(): Promise<{ cert: string; key: string }> {
         altNames: [
           { type: 2, value: 'localhost' },
           { type: 2, value: 'receiver.test' },
+          { type: 2, value: '*.receiver.test' },
           { type: 7, ip: '127.0.0.1' },
         ],
       },

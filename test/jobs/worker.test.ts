@@ -228,3 +228,49 @@ test('a worker whose lease ran out and whose job was taken over changes nothing 
     .execute();
   assert.deepEqual(left, [{ id: takenOver?.id, run_at: takenOver?.run_at }], 'the new holder keeps the job');
 });
+
+test('each kind runs in slots of its own, and a group of a kind holds at most its share of them', async (t) => {
+  const h = await buildHarness(t);
+  const now = h.clock.now();
+  await enqueue(
+    h.ctx.db,
+    [
+      ...Array.from({ length: 6 }, (_, n) => ({ kind: 'stuck', payload: { n }, runAt: now, group: 'a' })),
+      { kind: 'stuck', payload: { n: 'b' }, runAt: now, group: 'b' },
+      { kind: 'quick', payload: {}, runAt: now },
+      { kind: 'quick', payload: {}, runAt: now },
+    ],
+    now,
+  );
+  let unblock = () => {};
+  const blocked = new Promise<void>((resolve) => {
+    unblock = resolve;
+  });
+  const started: string[] = [];
+  const worker = createWorker(h.ctx, {
+    handlers: {
+      stuck: async (job) => {
+        started.push(`${job.group}`);
+        await blocked;
+        return undefined;
+      },
+      quick: async () => void started.push('quick'),
+    },
+    limits: { stuck: { concurrency: 3, perGroup: 2 }, quick: { concurrency: 1 } },
+    leaseMs: LEASE_MS,
+    idlePollMs: 5,
+  });
+  await worker.start();
+  while (started.filter((name) => name === 'quick').length < 2) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.deepEqual(
+    started.filter((name) => name !== 'quick').sort(),
+    ['a', 'a', 'b'],
+    "the stuck kind's three slots, two for group a: the quick kind ran meanwhile",
+  );
+  unblock();
+  while (started.length < 9) await new Promise((resolve) => setTimeout(resolve, 5));
+  await worker.stop();
+  assert.equal(await countJobs(h.ctx.db, 'stuck'), 0, 'every job ran once its slot was free');
+});
