@@ -161,6 +161,72 @@ test('the real catalog is neither visible nor changeable with a test key', async
   assert.equal(me.plan.usage.artists, 1, 'sandbox objects do not use the plan');
 });
 
+test("no write route reaches the label's live rows, events, usage or jobs with a test key", async (t) => {
+  const h = await buildHarness(t);
+  const { label, key, release, sandboxKey } = await givenLabelWithCatalog(h);
+  const [track] = await h.ctx.db.selectFrom('tracks').select('id').where('label_id', '=', label.id).execute();
+  assert.ok(track);
+  const newLink = {
+    title: 'Live One',
+    artist_name: 'Mira Vale',
+    release_date: '2026-05-01',
+    targets: [{ platform: 'spotify', url: 'https://open.spotify.com/album/4aawyAB9vmqN3uQ7FjRGTy' }],
+  };
+  const link = json(await call(h, 'POST', '/api/v1/smart-links', { key, payload: newLink })) as {
+    smart_link: { id: number };
+  };
+  const live = async () => ({
+    release: json(await call(h, 'GET', `/api/v1/releases/${release.id}`, { key })),
+    link: json(await call(h, 'GET', `/api/v1/smart-links/${link.smart_link.id}`, { key })),
+    events: json(await call(h, 'GET', '/api/v1/events', { key })),
+    usage: (json(await call(h, 'GET', '/api/v1/me/usage', { key })) as { usage: unknown }).usage,
+    jobs: await h.ctx.db.selectFrom('jobs').select(['kind', 'payload']).execute(),
+    requests: await h.ctx.db
+      .selectFrom('support_requests')
+      .select('id')
+      .where('label_id', '=', label.id)
+      .execute(),
+  });
+  const before = await live();
+
+  const trackPath = `/api/v1/releases/${release.id}/tracks/${track.id}`;
+  for (const [method, path, payload] of [
+    ['PATCH', `/api/v1/releases/${release.id}`, { title: 'Hijacked' }],
+    ['DELETE', `/api/v1/releases/${release.id}`, undefined],
+    ['POST', `/api/v1/releases/${release.id}/submit`, { confirm_rights: true }],
+    ['POST', `/api/v1/releases/${release.id}/takedown-request`, { reason: 'Hijacked' }],
+    ['PATCH', trackPath, { title: 'Hijacked' }],
+    ['DELETE', trackPath, undefined],
+    ['PUT', `${trackPath}/lyrics`, { text: 'Hijacked' }],
+    ['PUT', `${trackPath}/credits`, { featured: [{ name: 'Hijacked' }] }],
+    ['PATCH', `/api/v1/smart-links/${link.smart_link.id}`, { title: 'Hijacked' }],
+    ['DELETE', `/api/v1/smart-links/${link.smart_link.id}`, undefined],
+  ] as const) {
+    const response = await call(h, method, path, { key: sandboxKey, ...(payload && { payload }) });
+    assert.equal(response.statusCode, 404, `${method} ${path}: ${response.body}`);
+  }
+  const refusedRelease = await call(h, 'POST', '/api/v1/support', {
+    key: sandboxKey,
+    payload: { message: 'About the live one', release_id: release.id },
+  });
+  assert.equal(refusedRelease.statusCode, 400, refusedRelease.body);
+
+  const copy = (
+    json(await call(h, 'GET', '/api/v1/releases', { key: sandboxKey })) as { releases: Array<{ id: number }> }
+  ).releases[0];
+  assert.ok(copy);
+  for (const [method, path, payload] of [
+    ['POST', '/api/v1/smart-links', { ...newLink, title: 'Sandbox link' }],
+    ['POST', `/api/v1/releases/${copy.id}/takedown-request`, { reason: 'Testing' }],
+    ['POST', '/api/v1/support', { message: 'Testing', release_id: copy.id }],
+    ['POST', '/api/v1/artists', { name: 'Sandbox Artist' }],
+  ] as const) {
+    const response = await call(h, method, path, { key: sandboxKey, payload });
+    assert.ok(response.statusCode < 300, `${method} ${path}: ${response.body}`);
+  }
+  assert.deepEqual(await live(), before);
+});
+
 test('concurrent first requests copy the catalog once', async (t) => {
   const h = await buildHarness(t);
   const { label, sandboxKey } = await givenLabelWithCatalog(h);
