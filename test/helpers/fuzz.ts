@@ -56,6 +56,8 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
     '-1',
     '0',
     '1e999',
+    '-1e999',
+    'Infinity',
     '99999999999999999999999',
     'NaN',
     'true',
