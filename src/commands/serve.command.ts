@@ -5,6 +5,7 @@ import { createRateLimiter } from '../http/rate-limiter.ts';
 import { createServerLog } from '../log.ts';
 import { masterSecret } from '../master-secret.ts';
 import { countLabels } from '../modules/labels/labels.store.ts';
+import { sweepTempFolder } from '../modules/media/media.storage.ts';
 import { openContext } from '../runtime.ts';
 import { loadTlsMaterial } from '../tls.ts';
 
@@ -20,6 +21,9 @@ function firstStepsMessage(config: Config): string {
 export async function serve(): Promise<void> {
   const { ctx, close } = await openContext();
   const { config } = ctx;
+  // Before anything listens: a master key others can read stops the start with one line.
+  masterSecret(config);
+  await sweepTempFolder(config.dataDir, ctx.clock.now());
   const tls = config.trustProxy ? null : await loadTlsMaterial(config);
   const limiter = createRateLimiter(config.redisUrl);
   const { log, flush } = createServerLog();
@@ -28,7 +32,6 @@ export async function serve(): Promise<void> {
     log,
     https: tls ? { key: tls.key, cert: tls.cert } : null,
   });
-  masterSecret(config);
   const background = createBackground(ctx, {
     onError: (error, job) =>
       log.error({ err: error, job_id: job?.id, job_kind: job?.kind }, 'background job failed'),

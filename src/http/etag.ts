@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { MaybePromise } from '../lib/maybe-promise.ts';
@@ -69,12 +70,20 @@ function tagOf(reply: FastifyReply, payload: string | Buffer): string {
   return etag;
 }
 
+/** A streamed body cannot be hashed before it is sent: only a route's own tag makes it conditional. */
+function streamTag(reply: FastifyReply): string | null {
+  const set = reply.getHeader('etag');
+  return typeof set === 'string' ? set : null;
+}
+
 function conditionalPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (!CONDITIONAL_METHODS.includes(request.method) || reply.statusCode !== 200) return payload;
-  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-  const etag = tagOf(reply, payload);
+  const streamed = payload instanceof Readable;
+  if (!streamed && typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  const etag = streamed ? streamTag(reply) : tagOf(reply, payload);
   const ifNoneMatch = request.headers['if-none-match'];
-  if (!ifNoneMatch || !matches(ifNoneMatch, etag)) return payload;
+  if (etag === null || !ifNoneMatch || !matches(ifNoneMatch, etag)) return payload;
+  if (streamed) payload.destroy();
   reply.code(304);
   reply.removeHeader('content-type');
   reply.removeHeader('content-length');

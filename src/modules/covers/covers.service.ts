@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
-import { referStoredFile, removeUnusedMedia } from '../media/media.cleanup.ts';
-import { discardFile, keepFile, type ReceivedFile, receiveToTemp } from '../media/media.storage.ts';
+import { keepUpload, removeUnusedMedia } from '../media/media.cleanup.ts';
+import { discardFile, type ReceivedFile, receiveToTemp } from '../media/media.storage.ts';
 import { assertDraft, changeRelease, loadRelease } from '../releases/releases.service.ts';
 import { type ReleaseRow, updateRelease } from '../releases/releases.store.ts';
 import { type CoverImage, inspectCover } from './covers.image.ts';
-import { type CoverFormat, coverExtension, isCoverFormat } from './covers.urls.ts';
+import { type CoverFormat, isCoverFormat } from './covers.urls.ts';
 
 /** Larger uploads are refused with 413 (the spec sets no size; a 3000x3000 JPEG is usually 2 to 6 MB). */
 export const MAX_COVER_BYTES = 20 * 1024 * 1024;
@@ -35,10 +35,9 @@ async function storeCover(
   image: CoverImage,
 ): Promise<ReleaseRow> {
   const format = image.format;
-  await keepFile(ctx.config.dataDir, file, 'covers', coverExtension(format));
   // The release is locked and checked again: an upload takes a while, and the release may have been
   // submitted or deleted meanwhile (then the file goes again, unless another release shows it).
-  return referStoredFile(ctx, 'covers', { hash: file.sha256, format }, () =>
+  return keepUpload(ctx, 'covers', file, format, () =>
     changeRelease(ctx, workspace, releaseId, async (trx, release, at) => {
       assertDraft(release, CHANGING_THE_COVER);
       await updateRelease(trx, workspace.id, releaseId, {

@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { errors } from '../../errors.ts';
 import { ErrorResponse, validated } from '../../http/schemas.ts';
 import { BinaryBody } from '../../http/uploads.ts';
 import { findCoverFile, VARIANT_WIDTHS } from '../covers/covers.files.ts';
+import { openStoredFile } from './media.storage.ts';
 
 const CoverFileParams = Type.Object({
   file: Type.String({
@@ -49,10 +50,15 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const { w } = validated(CoverFileQuery, request.query);
         const cover = await findCoverFile(ctx.config.dataDir, request.params.file, w ?? null);
-        // Read whole (a cover is at most 20 MB, a resized one far less) so that the ETag plugin
-        // can answer If-None-Match with 304; the tag itself comes from the content hash.
-        const bytes = await readFile(cover.path);
-        return reply.type(cover.contentType).header('etag', cover.etag).send(bytes);
+        // Streamed, never held whole; the tag comes from the content hash, so the ETag plugin can
+        // answer If-None-Match with 304 without reading the file.
+        const file = await openStoredFile(cover.path);
+        if (!file) throw errors.notFound('Cover');
+        return reply
+          .type(cover.contentType)
+          .header('etag', cover.etag)
+          .header('content-length', file.bytes)
+          .send(file.stream);
       },
     );
   };

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { createWriteStream, type ReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -93,6 +93,30 @@ export async function fileExists(path: string): Promise<boolean> {
   }
 }
 
+export interface OpenedFile {
+  readonly stream: ReadStream;
+  readonly bytes: number;
+}
+
+/**
+ * A stored file opened to be sent, or null when it is not there. Opened before its size is read, so
+ * a file removed meanwhile is still sent whole (or not found), never cut short.
+ */
+export async function openStoredFile(path: string): Promise<OpenedFile | null> {
+  const handle = await open(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (!handle) return null;
+  try {
+    const { size } = await handle.stat();
+    return { stream: handle.createReadStream(), bytes: size };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
 /** Removes a stored file; callers check first that no row refers to it any more. */
 export async function removeStoredFile(
   dataDir: string,
@@ -130,6 +154,28 @@ export async function removeVariants(
   await Promise.all(
     widths.map((width) => rm(variantPath(dataDir, kind, sha256, ext, width), { force: true })),
   );
+}
+
+/**
+ * Left in `media/tmp` by a process that stopped mid-upload: removed at start. A file still being
+ * written keeps a fresh modification time (another server on this data dir may be receiving it).
+ */
+export const ABANDONED_TEMP_AFTER_MS = 10 * 60 * 1000;
+
+/** Removes what stopped uploads left in `media/tmp`; returns how many files went. */
+export async function sweepTempFolder(dataDir: string, now: Date): Promise<number> {
+  const tempDir = join(mediaRoot(dataDir), 'tmp');
+  const names = await readdir(tempDir).catch(() => []);
+  const removed = await Promise.all(
+    names.map(async (name) => {
+      const path = join(tempDir, name);
+      const info = await stat(path).catch(() => null);
+      if (!info?.isFile() || now.getTime() - info.mtimeMs < ABANDONED_TEMP_AFTER_MS) return false;
+      await rm(path, { force: true });
+      return true;
+    }),
+  );
+  return removed.filter(Boolean).length;
 }
 
 /**

@@ -3,8 +3,8 @@ import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { searchKey } from '../../lib/text.ts';
-import { referStoredFile, removeUnusedMedia } from '../media/media.cleanup.ts';
-import { discardFile, keepFile } from '../media/media.storage.ts';
+import { keepUpload, removeUnusedMedia } from '../media/media.cleanup.ts';
+import { discardFile } from '../media/media.storage.ts';
 import { assertDraft, changeRelease, loadRelease } from '../releases/releases.service.ts';
 import type { ReleaseRow } from '../releases/releases.store.ts';
 import { type AudioFacts, probeAudio } from './tracks.audio.ts';
@@ -118,16 +118,11 @@ async function orDiscard<T>(audio: ReceivedAudio, step: () => T | Promise<T>): P
   }
 }
 
-/** Probes a received file and moves it into storage; a refused file is removed. */
-async function storeAudio(
-  ctx: AppContext,
-  audio: ReceivedAudio,
-  check: (facts: AudioFacts) => void,
-): Promise<AudioFacts> {
+/** Probes and checks a received file; a refused file is removed. */
+async function checkAudio(audio: ReceivedAudio, check: (facts: AudioFacts) => void): Promise<AudioFacts> {
   return orDiscard(audio, async () => {
     const facts = await probeAudio(audio.file.tempPath);
     check(facts);
-    await keepFile(ctx.config.dataDir, audio.file, 'audio', facts.format);
     return facts;
   });
 }
@@ -149,10 +144,10 @@ export async function createTrack(
   if (!audio)
     throw errors.invalid('audio', 'The audio file is required: WAV or FLAC in the file field audio');
   const metadata = await orDiscard(audio, () => checkedMetadata(form));
-  const facts = await storeAudio(ctx, audio, (probed) =>
+  const facts = await checkAudio(audio, (probed) =>
     assertPreviewWithin(metadata.preview_start_sec ?? null, probed.durationSec),
   );
-  return referStoredFile(ctx, 'audio', { hash: audio.file.sha256, format: facts.format }, () =>
+  return keepUpload(ctx, 'audio', audio.file, facts.format, () =>
     changeRelease(ctx, workspace, releaseId, async (trx, release, at) => {
       const count = await assertRoomForTrack(trx, workspace, release);
       return insertTrack(trx, {
@@ -213,21 +208,17 @@ export async function replaceAudio(
   ids: { releaseId: number; trackId: number },
   audio: ReceivedAudio,
 ): Promise<TrackRow> {
-  const facts = await storeAudio(ctx, audio, () => undefined);
-  const { previous, row } = await referStoredFile(
-    ctx,
-    'audio',
-    { hash: audio.file.sha256, format: facts.format },
-    () =>
-      editTrack(ctx, workspace, ids, async (trx, track, at) => {
-        const preview = track.preview_start_sec;
-        const row = await updateTrackRow(trx, workspace.id, track.id, {
-          ...audioColumns(audio, facts),
-          preview_start_sec: preview !== null && preview >= facts.durationSec ? null : preview,
-          updated_at: at,
-        });
-        return { previous: track, row };
-      }),
+  const facts = await checkAudio(audio, () => undefined);
+  const { previous, row } = await keepUpload(ctx, 'audio', audio.file, facts.format, () =>
+    editTrack(ctx, workspace, ids, async (trx, track, at) => {
+      const preview = track.preview_start_sec;
+      const row = await updateTrackRow(trx, workspace.id, track.id, {
+        ...audioColumns(audio, facts),
+        preview_start_sec: preview !== null && preview >= facts.durationSec ? null : preview,
+        updated_at: at,
+      });
+      return { previous: track, row };
+    }),
   );
   await forgetAudio(ctx, previous);
   return row;
