@@ -18,7 +18,8 @@ import {
 } from './helpers/installation.ts';
 import { type ReceivedDelivery, receiverCertificate, startReceiver } from './helpers/receiver.ts';
 
-const EVENTS = 30;
+/** The most tests one webhook takes in a minute. */
+const EVENTS = 10;
 /** Deliveries the receiver answers at once before the kill: some work is finished when the crash comes. */
 const ANSWERED_BEFORE_KILL = 5;
 /**

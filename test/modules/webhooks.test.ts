@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { type TestContext, test } from 'node:test';
+import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from '../../src/http/rate-limiter.ts';
 import { EVENT_KINDS } from '../../src/modules/events/events.catalog.ts';
 import { updateLabel } from '../../src/modules/labels/labels.service.ts';
 import { decryptSecret } from '../../src/modules/webhooks/webhooks.secrets.ts';
-import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
+import {
+  buildHarness,
+  call,
+  givenCaller,
+  givenKey,
+  type Harness,
+  json,
+  TEST_REDIS_URL,
+} from '../helpers/harness.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import {
   type CreatedWebhook,
@@ -28,8 +38,9 @@ async function deliveryJobCount(h: Harness): Promise<number> {
   return jobs.length;
 }
 
-async function harness(t: Parameters<typeof buildHarness>[0]): Promise<Harness> {
+async function harness(t: TestContext, limiter?: RateLimiter): Promise<Harness> {
   return buildHarness(t, {
+    ...(limiter && { limiter }),
     resolveHost: async (hostname) => {
       if (hostname === 'hooks.example.com') return [{ address: PUBLIC_ADDRESS, family: 4 }];
       if (hostname === 'rebound.example.com') return [{ address: '127.0.0.1', family: 4 }];
@@ -409,32 +420,49 @@ test("a sandbox key's test is marked data.sandbox: true; the log it reads holds 
   );
 });
 
-test('tests and redeliveries share 10 a minute per webhook: then 429 rate_limited with Retry-After', async (t) => {
-  const h = await harness(t);
-  const { label, key } = await givenCaller(h);
-  const webhook = await givenWebhook(h, key, HOOK_URL);
-  const other = await givenWebhook(h, key, `${HOOK_URL}/other`);
-  const event = await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
-  const send = (id: number, i: number) =>
-    i % 2 === 0
-      ? call(h, 'POST', `/api/v1/webhooks/${id}/test`, { key })
-      : call(h, 'POST', `/api/v1/webhooks/${id}/redeliver`, { key, payload: { event_id: event } });
-  for (let i = 0; i < 10; i += 1) assert.equal((await send(webhook.id, i)).statusCode, 202, `request ${i}`);
-  h.clock.advance(30_000);
-  for (const i of [10, 11]) {
-    const refused = await send(webhook.id, i);
-    assert.equal(refused.statusCode, 429);
-    assert.equal(refused.headers['retry-after'], '30');
-    assert.deepEqual(json(refused), {
-      error: 'At most 10 of these requests a minute per webhook',
-      code: 'rate_limited',
-    });
-  }
-  assert.equal((await send(other.id, 0)).statusCode, 202, 'another webhook has its own budget');
-  assert.equal(await deliveryJobCount(h), 11);
-  h.clock.advance(30_000);
-  assert.equal((await send(webhook.id, 0)).statusCode, 202, 'the window has moved on');
-});
+const limiters: Array<[string, (t: TestContext) => RateLimiter]> = [
+  ['memory', () => new MemoryRateLimiter()],
+];
+if (TEST_REDIS_URL) {
+  const redisUrl = TEST_REDIS_URL;
+  limiters.push([
+    'redis',
+    (t) => {
+      const limiter = new RedisRateLimiter(redisUrl, `labeldesk-test:${randomBytes(6).toString('hex')}:`);
+      t.after(() => limiter.close());
+      return limiter;
+    },
+  ]);
+}
+
+for (const [store, limiter] of limiters) {
+  test(`[${store}] tests and redeliveries share 10 a minute per webhook: then 429 rate_limited with Retry-After`, async (t) => {
+    const h = await harness(t, limiter(t));
+    const { label, key } = await givenCaller(h);
+    const webhook = await givenWebhook(h, key, HOOK_URL);
+    const other = await givenWebhook(h, key, `${HOOK_URL}/other`);
+    const event = await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
+    const send = (id: number, i: number) =>
+      i % 2 === 0
+        ? call(h, 'POST', `/api/v1/webhooks/${id}/test`, { key })
+        : call(h, 'POST', `/api/v1/webhooks/${id}/redeliver`, { key, payload: { event_id: event } });
+    for (let i = 0; i < 10; i += 1) assert.equal((await send(webhook.id, i)).statusCode, 202, `request ${i}`);
+    h.clock.advance(30_000);
+    for (const i of [10, 11]) {
+      const refused = await send(webhook.id, i);
+      assert.equal(refused.statusCode, 429);
+      assert.equal(refused.headers['retry-after'], '30');
+      assert.deepEqual(json(refused), {
+        error: 'At most 10 of these requests a minute per webhook',
+        code: 'rate_limited',
+      });
+    }
+    assert.equal((await send(other.id, 0)).statusCode, 202, 'another webhook has its own budget');
+    assert.equal(await deliveryJobCount(h), 11);
+    h.clock.advance(30_000);
+    assert.equal((await send(webhook.id, 0)).statusCode, 202, 'the window has moved on');
+  });
+}
 
 test('rotate-secret returns a new secret; the test and redeliver of a disabled webhook are 409', async (t) => {
   const h = await harness(t);
