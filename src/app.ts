@@ -77,7 +77,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
   app.addSchema(ErrorBody);
   const log = deps.log ?? null;
   await app.register(errorHandlerPlugin, { log });
-  await app.register(conventionsPlugin, { httpsOnly: ctx.config.trustProxy !== null, log });
+  await app.register(conventionsPlugin, { trustedProxies: ctx.config.trustProxy, log });
   await app.register(authPlugin, { ctx, limiter: deps.limiter, log });
   await app.register(idempotencyPlugin, { ctx });
   await app.register(etagPlugin);

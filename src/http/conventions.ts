@@ -1,21 +1,52 @@
+import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import { errors } from '../errors.ts';
+import { parseAllowEntry } from '../lib/ip-allow-list.ts';
 import { carriesSandboxKey } from './bearer.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Whether a peer address is one of the TRUST_PROXY proxies; always false without them. */
+    isTrustedProxy: (address: string | undefined) => boolean;
+  }
+}
 
 export const API_VERSION = '1.1.0';
 
 /** A year, the value browsers' preload rules ask for; subdomains are left to whoever owns them. */
 const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
 
+/** The TRUST_PROXY ranges as a predicate; an IPv4-mapped IPv6 peer is the IPv4 address it carries. */
+function proxyMatcher(ranges: readonly string[] | null): (address: string | undefined) => boolean {
+  if (ranges === null) return () => false;
+  const parsed = ranges.map(parseAllowEntry);
+  return (address) => {
+    if (address === undefined || isIP(address) === 0) return false;
+    const peer = ipaddr.process(address);
+    return parsed.some(([range, bits]) => peer.kind() === range.kind() && peer.match(range, bits));
+  };
+}
+
+/** The protocol the nearest proxy saw (a proxy appends its own to what came before it). */
+function forwardedProto(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-forwarded-proto'];
+  const value = Array.isArray(header) ? header.at(-1) : header;
+  return value?.split(',').at(-1)?.trim().toLowerCase();
+}
+
 /**
  * Whether the request reached us over HTTPS: over our own TLS, or from a trusted proxy that says
- * so in X-Forwarded-Proto. Fastify consults the header only when the immediate peer is one of the
- * TRUST_PROXY addresses, so a direct client cannot claim it.
+ * so. The header is read only when the immediate peer is a trusted proxy, so a direct client
+ * cannot claim it. (Asked of the socket, not of Fastify's `request.protocol`: the request of a
+ * framework error, a path that is not valid URL encoding, ignores the proxy setting.)
  */
 function cameOverHttps(request: FastifyRequest): boolean {
-  return request.protocol === 'https';
+  const { socket } = request.raw;
+  if ('encrypted' in socket && socket.encrypted === true) return true;
+  return request.server.isTrustedProxy(socket.remoteAddress) && forwardedProto(request) === 'https';
 }
 
 /**
@@ -36,13 +67,15 @@ export function setStandardHeaders(request: FastifyRequest, reply: FastifyReply)
  * with its id, the key prefix and the label.
  */
 export const conventionsPlugin = fp(
-  async (app: FastifyInstance, opts: { httpsOnly: boolean; log: Logger | null }) => {
+  async (app: FastifyInstance, opts: { trustedProxies: readonly string[] | null; log: Logger | null }) => {
+    app.decorate('isTrustedProxy', proxyMatcher(opts.trustedProxies));
+    const httpsOnly = opts.trustedProxies !== null;
     // Callback-style hooks: on every request, a promise per hook is a cost worth avoiding.
     app.addHook('onRequest', (request, reply, done) => {
       setStandardHeaders(request, reply);
       // Behind a proxy the listener is plain: a request that did not come through a trusted proxy
       // as HTTPS was sent in the clear.
-      done(opts.httpsOnly && !cameOverHttps(request) ? errors.httpsRequired() : undefined);
+      done(httpsOnly && !cameOverHttps(request) ? errors.httpsRequired() : undefined);
     });
 
     const { log } = opts;

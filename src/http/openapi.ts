@@ -18,6 +18,24 @@ type DocSchema = FastifySchema & {
   'x-required-scope'?: string;
 };
 
+/**
+ * The reference page's Content-Security-Policy: Swagger UI's scripts and style sheets are files it
+ * serves itself (no inline script or style), its icons are data: URLs, and "Try it out" calls the
+ * API at BASE_URL. Nothing may frame it.
+ */
+function docsSecurityPolicy(baseUrl: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${new URL(baseUrl).origin}`,
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
 /** Adds to the document what the hooks do for every route: security, scope, and the errors they answer. */
 function documentRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
   const doc: DocSchema = { ...(schema as DocSchema) };
@@ -113,9 +131,16 @@ export const openapiPlugin = fp(
       // The page's static assets come with caching headers of their own; the API's rule wins.
       docs.addHook('onSend', async (_request, reply, payload) => {
         reply.header('cache-control', 'no-store');
+        reply.header('referrer-policy', 'no-referrer');
         return payload;
       });
-      await docs.register(swaggerUi, { routePrefix: DOCS_PATH, uiConfig: { url: OPENAPI_PATH } });
+      await docs.register(swaggerUi, {
+        routePrefix: DOCS_PATH,
+        // The base layout leaves out Swagger's top bar, a logo (an SVG with an inline style the
+        // policy refuses) and an address box for other documents.
+        uiConfig: { url: OPENAPI_PATH, layout: 'BaseLayout' },
+        staticCSP: docsSecurityPolicy(opts.baseUrl),
+      });
     });
   },
   { name: 'openapi' },

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { Theme } from './smart-links.schemas.ts';
 
 export interface PageButton {
@@ -225,6 +226,41 @@ function colourScheme(theme: Theme): string {
   return theme === 'auto' ? 'light dark' : theme;
 }
 
+function linkPageCss(page: LinkPage): string {
+  return `${BASE_CSS}\n${accentCss(page.accent)}\n${PAGE_CSS}`;
+}
+
+/** Where a page's own address points, as a CSP source: its origin, or the page's own for a path. */
+function sourceOf(url: string): string {
+  const address = safeUrl(url);
+  return URL.canParse(address) ? new URL(address).origin : "'self'";
+}
+
+/**
+ * A page runs no script at all. Its one inline `<style>` is allowed by its hash rather than by
+ * `'unsafe-inline'`, so markup that slipped past escaping could not style the page either (the
+ * accent colour makes the sheet differ per link, hence a hash per page). Images come only from
+ * the cover's host, the form posts only to its own address, and no site may frame the page.
+ */
+function pageSecurityPolicy(css: string, coverUrl: string | null, formAction: string | null): string {
+  return [
+    "default-src 'none'",
+    `style-src 'sha256-${hash('sha256', css, 'base64')}'`,
+    `img-src data:${coverUrl === null ? '' : ` ${sourceOf(coverUrl)}`}`,
+    `form-action ${formAction === null ? "'none'" : sourceOf(formAction)}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The Content-Security-Policy that lets `renderLinkPage(page)` show, and nothing else run. */
+export function linkPageSecurityPolicy(page: LinkPage): string {
+  const formAction = page.presave.kind === 'form' ? page.presave.action : null;
+  return pageSecurityPolicy(linkPageCss(page), page.cover_url, formAction);
+}
+
+export const NOT_FOUND_PAGE_SECURITY_POLICY = pageSecurityPolicy(BASE_CSS, null, null);
+
 export function renderLinkPage(page: LinkPage): string {
   const presaveOpen = page.presave.kind !== 'closed';
   const releaseDate = presaveOpen ? formatReleaseDate(page.release_date) : undefined;
@@ -247,12 +283,7 @@ ${page.buttons.map((button) => buttonHtml(button, callToAction)).join('\n')}
 ${presaveHtml(page.presave)}
 </main>
 ${page.hide_branding ? '' : `<footer>Made with ${SITE_NAME}</footer>`}`;
-  return documentHtml(
-    head,
-    `${BASE_CSS}\n${accentCss(page.accent)}\n${PAGE_CSS}`,
-    `theme-${page.theme}`,
-    body,
-  );
+  return documentHtml(head, linkPageCss(page), `theme-${page.theme}`, body);
 }
 
 export function renderNotFoundPage(): string {

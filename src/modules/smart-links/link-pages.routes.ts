@@ -4,7 +4,14 @@ import type { FastifyReply, RouteShorthandOptions } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { validated } from '../../http/schemas.ts';
-import { type LinkPage, type PresaveState, renderLinkPage, renderNotFoundPage } from './link-pages.render.ts';
+import {
+  type LinkPage,
+  linkPageSecurityPolicy,
+  NOT_FOUND_PAGE_SECURITY_POLICY,
+  type PresaveState,
+  renderLinkPage,
+  renderNotFoundPage,
+} from './link-pages.render.ts';
 import {
   linkPage,
   openLink,
@@ -17,6 +24,8 @@ import { describeVisit, isPersonVisit } from './link-pages.visitor.ts';
 import { smartLinkUrl } from './smart-links.service.ts';
 
 const HTML = 'text/html; charset=utf-8';
+/** The platforms may see that a visit came from our link host, never which link (the path). */
+const REFERRER_POLICY = 'strict-origin-when-cross-origin';
 /** The form posts one short field; anything larger is not a sign-up. */
 const FORM_BODY_LIMIT = 2048;
 
@@ -52,12 +61,21 @@ export function pageMount(config: Pick<Config, 'baseUrl' | 'shortLinkBase'>): {
   };
 }
 
-function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
-  return reply.code(status).type(HTML).send(html);
+function sendPage(reply: FastifyReply, status: number, html: string, securityPolicy: string): FastifyReply {
+  return reply
+    .code(status)
+    .type(HTML)
+    .header('content-security-policy', securityPolicy)
+    .header('referrer-policy', REFERRER_POLICY)
+    .send(html);
+}
+
+function sendLinkPage(reply: FastifyReply, status: number, page: LinkPage): FastifyReply {
+  return sendPage(reply, status, renderLinkPage(page), linkPageSecurityPolicy(page));
 }
 
 function notFound(reply: FastifyReply): FastifyReply {
-  return sendPage(reply, 404, renderNotFoundPage());
+  return sendPage(reply, 404, renderNotFoundPage(), NOT_FOUND_PAGE_SECURITY_POLICY);
 }
 
 /** The link at a page address, or null for an address no link can have. */
@@ -131,7 +149,7 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             describeVisit(request.headers, utmSource(request.query), ownHosts),
           );
         }
-        return sendPage(reply, 200, renderLinkPage(linkPage(ctx, open)));
+        return sendLinkPage(reply, 200, linkPage(ctx, open));
       },
     );
 
@@ -206,7 +224,7 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const outcome = await signUpForPresave(ctx, open.link, email);
         const page = linkPage(ctx, open);
         const presave = presaveAfter(page, outcome, email);
-        return sendPage(reply, PRESAVE_STATUS[outcome], renderLinkPage({ ...page, presave }));
+        return sendLinkPage(reply, PRESAVE_STATUS[outcome], { ...page, presave });
       },
     );
   };
