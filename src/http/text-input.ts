@@ -48,11 +48,18 @@ const refuseNulCharacters: preValidationHookHandler = (request: FastifyRequest, 
   }
 };
 
-/** Attached to the routes that take a query string or a JSON body. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Attached to the routes that take a query string or a body. A route without a body schema still
+ * has a JSON body parsed, and later hooks read it whole (idempotency hashes it).
+ */
 export const textInputPlugin = fp(
   async (app: FastifyInstance) => {
     app.addHook('onRoute', (route) => {
-      if (!route.schema?.querystring && !route.schema?.body) return;
+      const methods = [route.method].flat();
+      const takesBody = methods.some((method) => BODY_METHODS.has(method));
+      if (!route.schema?.querystring && !route.schema?.body && !takesBody) return;
       route.preValidation = [
         ...(route.preValidation ? [route.preValidation].flat() : []),
         refuseNulCharacters,

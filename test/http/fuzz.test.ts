@@ -320,6 +320,14 @@ function requestFor(operation: Operation, world: World, nowMs: number): fc.Arbit
     }));
 }
 
+function parsedOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * What is wrong with the answer, or null: no 5xx, and every error in the one error shape.
  * `documented` is the operation the request's method and path name, when there is one.
@@ -335,7 +343,7 @@ function faultOf(documented: Operation | undefined, response: LightMyRequestResp
   if (!String(response.headers['content-type']).startsWith('application/json')) {
     return `answered ${status} as ${response.headers['content-type']}`;
   }
-  const body = JSON.parse(response.body) as unknown;
+  const body = parsedOrNull(response.body);
   const shaped =
     typeof body === 'object' &&
     body !== null &&

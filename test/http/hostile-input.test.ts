@@ -133,3 +133,21 @@ test('1e999 or Infinity in a path or query is 400 invalid, not Infinity passed t
     );
   }
 });
+
+test('deep JSON on a route without a body schema is 400 before the idempotency hash reads it', async (t) => {
+  const h = await buildHarness(t);
+  const { key } = await givenCaller(h);
+  for (const url of ['/api/v1/webhooks/1/test', '/api/v1/webhooks/1/rotate-secret']) {
+    const response = await call(h, 'POST', url, {
+      key,
+      headers: { ...JSON_TYPE, 'idempotency-key': 'deep-body' },
+      payload: nestedArrays(50_000),
+    });
+    assert.equal(response.statusCode, 400, url);
+    assert.deepEqual(json(response), {
+      error: 'body is nested deeper than 32 levels',
+      code: 'invalid',
+      field: 'body',
+    });
+  }
+});
