@@ -14,7 +14,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { createBackground } from '../src/background.ts';
 import { systemClock } from '../src/clock.ts';
@@ -28,7 +27,7 @@ import { type Authenticated, authenticateKey, createKey } from '../src/modules/k
 import { createLabel } from '../src/modules/labels/labels.service.ts';
 import { systemResolver } from '../src/modules/webhooks/webhooks.address.ts';
 import { createWebhook } from '../src/modules/webhooks/webhooks.service.ts';
-import { call, json } from '../test/helpers/harness.ts';
+import { call } from '../test/helpers/harness.ts';
 import { givenDraft } from '../test/helpers/pipeline.ts';
 import { type Receiver, startReceiver } from '../test/helpers/receiver.ts';
 import { openBenchDatabase } from './catalog-database.ts';
@@ -46,26 +45,32 @@ const WAIT_MS = 60_000;
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
-async function until(what: string, ready: () => boolean | Promise<boolean>, pollMs = 10): Promise<void> {
+/** Waits at most WAIT_MS; whether it came to pass. */
+async function until(ready: () => boolean | Promise<boolean>, pollMs = 10): Promise<boolean> {
   const deadline = Date.now() + WAIT_MS;
   while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`waited ${WAIT_MS} ms for ${what}`);
+    if (Date.now() > deadline) return false;
     await sleep(pollMs);
   }
+  return true;
+}
+
+function ms(value: number): string {
+  return Number.isFinite(value) ? `${value} ms` : `> ${WAIT_MS} ms`;
 }
 
 /** Polls a release until its automated review is done; returns the outcome and when it came. */
-async function reviewed(app: FastifyInstance, key: string, releaseId: number, since: number) {
+async function reviewed(ctx: AppContext, releaseId: number, since: number) {
   let review: unknown = 'pending';
-  await until(
-    'the moderation reviews',
-    async () => {
-      const answer = await call({ app }, 'GET', `/api/v1/releases/${releaseId}`, { key });
-      review = (json(answer) as { release: { review_status: unknown } }).release.review_status;
-      return review !== 'pending';
-    },
-    50,
-  );
+  await until(async () => {
+    const row = await ctx.db
+      .selectFrom('releases')
+      .select('review_status')
+      .where('id', '=', releaseId)
+      .executeTakeFirstOrThrow();
+    review = row.review_status;
+    return review !== 'pending';
+  }, 50);
   return { review, doneMs: Date.now() - since };
 }
 
@@ -97,23 +102,18 @@ async function latenciesOfB(ctx: AppContext, b: Caller, prompt: Receiver, count:
     committed.set(seq, await publishOne(ctx, b, { bench_seq: seq }));
     await sleep(B_INTERVAL_MS);
   }
-  await until(`B's ${phase} deliveries`, () => prompt.received.length >= before + count);
-  return prompt.received
-    .slice(before)
-    .map((delivery) => {
-      const seq = (JSON.parse(delivery.body) as { data: { bench_seq: string } }).data.bench_seq;
-      return delivery.receivedAt - (committed.get(seq) ?? Number.NaN);
-    })
-    .sort((x, y) => x - y);
+  await until(() => prompt.received.length >= before + count);
+  const arrived = prompt.received.slice(before).map((delivery) => {
+    const seq = (JSON.parse(delivery.body) as { data: { bench_seq: string } }).data.bench_seq;
+    return delivery.receivedAt - (committed.get(seq) ?? Number.NaN);
+  });
+  // Deliveries that never came within the wait count as slower than any that did.
+  const missing = Array.from({ length: count - arrived.length }, () => Number.POSITIVE_INFINITY);
+  return [...arrived, ...missing].sort((x, y) => x - y);
 }
 
 function row(phase: string, latencies: readonly number[]): string[] {
-  return [
-    phase,
-    String(latencies.length),
-    `${percentile(latencies, 50)} ms`,
-    `${percentile(latencies, 99)} ms`,
-  ];
+  return [phase, String(latencies.length), ms(percentile(latencies, 50)), ms(percentile(latencies, 99))];
 }
 
 async function main(): Promise<void> {
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     const baseline = await latenciesOfB(ctx, b, prompt, bEvents, 'baseline');
 
     for (let n = 0; n < aEvents; n += 1) await publishOne(ctx, a, { flood: n });
-    await until("label A's share of the delivery slots", () => stalled.received.length >= A_SHARE);
+    await until(() => stalled.received.length >= A_SHARE);
     const stallStarted = Date.now();
     const submittedAt = Date.now();
     for (const id of drafts) {
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
       });
       if (answer.statusCode !== 202) throw new Error(`submit: ${answer.statusCode} ${answer.body}`);
     }
-    const reviewing = Promise.all(drafts.map((id) => reviewed(app, b.key, id, submittedAt)));
+    const reviewing = Promise.all(drafts.map((id) => reviewed(ctx, id, submittedAt)));
     const stalling = await latenciesOfB(ctx, b, prompt, bEvents, 'stalling');
     const reviews = await reviewing;
     const aAnsweredDuringRun = stalled.received.length;
@@ -186,13 +186,13 @@ async function main(): Promise<void> {
     );
     console.log(
       `moderation reviews while A stalled: ${reviews.filter((r) => r.review !== 'pending').length}/${releases} done ` +
-        `(${reviews.map((r) => `${r.review} after ${r.doneMs} ms`).join(', ')})`,
+        `(${reviews.map((r) => (r.review === 'pending' ? 'pending' : `${r.review} after ${r.doneMs} ms`)).join(', ')})`,
     );
     if (workerErrors.length > 0) console.log(`worker errors: ${workerErrors.slice(0, 3).join('; ')}`);
     const p50 = percentile(stalling, 50);
     const pass = p50 < P50_GOAL_MS && reviews.every((r) => r.review !== 'pending');
     console.log(
-      `goal: label B delivery p50 with label A stalling < ${P50_GOAL_MS} ms: ${pass ? 'PASS' : 'FAIL'} (${p50} ms, baseline ${percentile(baseline, 50)} ms)`,
+      `goal: label B delivery p50 with label A stalling < ${P50_GOAL_MS} ms: ${pass ? 'PASS' : 'FAIL'} (${ms(p50)}, baseline ${ms(percentile(baseline, 50))})`,
     );
     if (!pass) process.exitCode = 1;
   } finally {
