@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onSendHookHandler,
+  RouteHandlerMethod,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import { isoNow } from '../clock.ts';
 import type { AppContext } from '../context.ts';
@@ -26,28 +31,55 @@ const REPLAYED_HEADERS = ['content-type', 'location', 'x-sandbox'];
 const MAX_KEY_LENGTH = 255;
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The body is an upload, streamed to disk as it arrives: the key is claimed once the content is
+     * received (`bindIdempotencyKey`), so that it is bound to the content's hash. Also on PUT.
+     */
+    idempotentUpload?: true;
+  }
   interface FastifyRequest {
     idempotency: IdempotencyClaim | null;
+    /** On an upload route with a key: claims it for the received content, or replays its answer. */
+    claimUploadKey: ((content: string) => Promise<void>) | null;
+  }
+}
+
+/** What a repeat must match: the method, the path with its query, and the JSON body whole. */
+function requestHash(request: FastifyRequest, body: string): string {
+  return createHash('sha256').update(`${request.method} ${request.url}\n${body}`).digest('hex');
+}
+
+const jsonBodyOf = (request: FastifyRequest) =>
+  request.body === undefined ? '' : JSON.stringify(request.body);
+
+/** Thrown by `bindIdempotencyKey` when the upload repeats a finished one: its answer is sent again. */
+class StoredAnswer extends Error {
+  constructor(readonly send: (reply: FastifyReply) => FastifyReply) {
+    super('the stored answer of an idempotent repeat');
   }
 }
 
 /**
- * What a repeat must match. A JSON body is compared whole. An upload is streamed to disk as it
- * arrives, never held to be hashed first, so it is compared by its media type (without the
- * multipart boundary, which clients draw anew for each attempt) and its length.
+ * Binds the request's Idempotency-Key to the upload once it is received and before anything is
+ * stored: `content` names what was received (the file's SHA-256, with whatever else of the form
+ * the answer depends on). The same key with other content is 422 `idempotency_mismatch`; with the
+ * same content, the first answer is sent again with `Idempotent-Replayed: true`.
  */
-function requestHash(request: FastifyRequest): string {
-  const { body: parsed } = request;
-  const body =
-    parsed === undefined || parsed instanceof Readable ? streamedBodyMark(request) : JSON.stringify(parsed);
-  return createHash('sha256').update(`${request.method} ${request.url}\n${body}`).digest('hex');
+export async function bindIdempotencyKey(request: FastifyRequest, content: string): Promise<void> {
+  await request.claimUploadKey?.(content);
 }
 
-function streamedBodyMark(request: FastifyRequest): string {
-  const { headers } = request;
-  if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) return '';
-  const mediaType = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  return `stream ${mediaType} ${headers['content-length'] ?? 'chunked'}`;
+/** An upload route's handler, answering a repeat with the stored answer once its content is known. */
+function replayingStoredAnswers(handler: RouteHandlerMethod): RouteHandlerMethod {
+  return async function (this: FastifyInstance, request, reply) {
+    try {
+      return await handler.call(this, request, reply);
+    } catch (error) {
+      if (error instanceof StoredAnswer) return error.send(reply);
+      throw error;
+    }
+  };
 }
 
 function replay(reply: FastifyReply, row: IdempotencyRow, body: string): FastifyReply {
@@ -74,6 +106,7 @@ export const idempotencyPlugin = fp(
   async (app: FastifyInstance, opts: { ctx: AppContext }) => {
     const { db, clock, config } = opts.ctx;
     app.decorateRequest('idempotency', null);
+    app.decorateRequest('claimUploadKey', null);
     // Responses that show a secret (a new webhook's) are stored sealed, as the secret itself is.
     let sealKey: Buffer | null = null;
     const responseKey = () => {
@@ -85,19 +118,26 @@ export const idempotencyPlugin = fp(
     const replayedBody = (request: FastifyRequest, row: IdempotencyRow) =>
       holdsSecret(request) && row.body !== null ? unseal(responseKey(), row.body) : (row.body ?? '');
 
-    const claimOrReplay = async (request: FastifyRequest, reply: FastifyReply) => {
+    const idOf = (request: FastifyRequest): IdempotencyId | null => {
       const key = request.headers['idempotency-key'];
-      if (request.method !== 'POST' || typeof key !== 'string' || !request.auth) return;
+      if (typeof key !== 'string' || !request.auth) return null;
       if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
         throw errors.invalid('Idempotency-Key', `Idempotency-Key must be 1-${MAX_KEY_LENGTH} characters`);
       }
-      const id: IdempotencyId = { apiKeyId: request.auth.key.id, key };
-      const hash = requestHash(request);
+      return { apiKeyId: request.auth.key.id, key };
+    };
+
+    /** Claims the key for this request; the finished answer when it is a repeat. */
+    const claim = async (
+      request: FastifyRequest,
+      id: IdempotencyId,
+      hash: string,
+    ): Promise<IdempotencyRow | null> => {
       for (let attempt = 0; attempt < 2; attempt++) {
         const claimedAt = isoNow(clock);
         if (await claimIdempotencyKey(db, id, hash, claimedAt)) {
           request.idempotency = { ...id, claimedAt };
-          return;
+          return null;
         }
         const existing = await findIdempotencyRow(db, id);
         if (!existing) continue;
@@ -107,9 +147,27 @@ export const idempotencyPlugin = fp(
         }
         if (existing.request_hash !== hash) throw errors.idempotencyMismatch();
         if (existing.state === 'running') throw errors.idempotencyInProgress();
-        return replay(reply, existing, replayedBody(request, existing));
+        return existing;
       }
       throw errors.idempotencyInProgress();
+    };
+
+    const claimOrReplay = async (request: FastifyRequest, reply: FastifyReply) => {
+      const id = request.method === 'POST' ? idOf(request) : null;
+      if (!id) return;
+      const finished = await claim(request, id, requestHash(request, jsonBodyOf(request)));
+      if (finished) return replay(reply, finished, replayedBody(request, finished));
+    };
+
+    const awaitUploadContent = async (request: FastifyRequest) => {
+      const id = idOf(request);
+      if (!id) return;
+      request.claimUploadKey = async (content) => {
+        const finished = await claim(request, id, requestHash(request, `upload ${content}`));
+        if (finished) {
+          throw new StoredAnswer((reply) => replay(reply, finished, replayedBody(request, finished)));
+        }
+      };
     };
 
     const storeResponse = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -133,12 +191,15 @@ export const idempotencyPlugin = fp(
       return payload;
     };
 
-    // Attached to keyed POST routes only, so other requests do not pay for the hooks.
+    // Attached to keyed POST routes and upload routes only, so other requests do not pay for the hooks.
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
-      if (!methods.includes('POST') || route.config?.access === undefined) return;
-      route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), claimOrReplay];
+      const upload = route.config?.idempotentUpload === true;
+      if ((!methods.includes('POST') && !upload) || route.config?.access === undefined) return;
+      const preHandler = upload ? awaitUploadContent : claimOrReplay;
+      route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), preHandler];
       route.onSend = [...(route.onSend ? [route.onSend].flat() : []), storeResponse as onSendHookHandler];
+      if (upload) route.handler = replayingStoredAnswers(route.handler);
     });
   },
   { name: 'idempotency' },

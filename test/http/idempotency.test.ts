@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import sharp from 'sharp';
 import { errors } from '../../src/errors.ts';
+import { mediaRoot } from '../../src/modules/media/media.storage.ts';
+import { multipart, wavFile, wavPart } from '../helpers/audio.ts';
+import { givenRelease } from '../helpers/catalog.ts';
 import { buildHarness, call, givenCaller, json, ManualClock, openTestDatabase } from '../helpers/harness.ts';
 
 /** A POST route that counts its executions; `gate` lets a test hold an execution open. */
@@ -217,3 +223,93 @@ test('a claim abandoned for 10 minutes is taken over, and the late first run can
   assert.equal(replay.headers['idempotent-replayed'], 'true');
   assert.deepEqual(json(replay), { order: { number: 2, item: 'vinyl' } });
 });
+
+/** The same length with one byte changed near the end: what a length-based fingerprint cannot tell. */
+function oneByteChanged(bytes: Buffer): Buffer {
+  const changed = Buffer.from(bytes);
+  const at = changed.length - 10;
+  changed[at] = (changed[at] ?? 0) ^ 0xff;
+  return changed;
+}
+
+const MISMATCH = {
+  error: 'This Idempotency-Key was used with a different request; use a new key for a new request',
+  code: 'idempotency_mismatch',
+};
+
+test('an upload is bound to its content: the same key with another file of the same length is 422, with the same file a replay', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h);
+  const release = await givenRelease(h, label.id);
+  const image = await sharp({
+    create: { width: 1400, height: 1400, channels: 3, background: { r: 200, g: 30, b: 60 } },
+  })
+    .jpeg()
+    .toBuffer();
+  const putCover = (bytes: Buffer, idempotencyKey: string) =>
+    call(h, 'PUT', `/api/v1/releases/${release.id}/cover`, {
+      key,
+      headers: { 'content-type': 'image/jpeg', 'idempotency-key': idempotencyKey },
+      payload: bytes,
+    });
+
+  const first = await putCover(image, 'cover-1');
+  assert.equal(first.statusCode, 200, first.body);
+  const other = await putCover(oneByteChanged(image), 'cover-1');
+  assert.equal(other.statusCode, 422);
+  assert.deepEqual(json(other), MISMATCH);
+  assert.deepEqual(readdirSync(join(mediaRoot(h.dataDir), 'tmp')), [], 'the refused upload is not kept');
+  const again = await putCover(image, 'cover-1');
+  assert.equal(again.statusCode, 200);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.deepEqual(json(again), json(first));
+});
+
+test('a track upload is bound to its audio and fields: another WAV of the same length is 422, the same one a replay', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h);
+  const release = await givenRelease(h, label.id, { type: 'album' });
+  const wav = wavFile();
+  const postTrack = (audio: Buffer, title: string) =>
+    call(h, 'POST', `/api/v1/releases/${release.id}/tracks`, {
+      key,
+      ...withKey(multipart([['title', title], wavPart(audio)]), 'track-1'),
+    });
+
+  const first = await postTrack(wav, 'Night Drive');
+  assert.equal(first.statusCode, 201, first.body);
+  for (const [audio, title] of [
+    [oneByteChanged(wav), 'Night Drive'],
+    [wav, 'Night Drivf'],
+  ] as const) {
+    const refused = await postTrack(audio, title);
+    assert.equal(refused.statusCode, 422, title);
+    assert.deepEqual(json(refused), MISMATCH);
+  }
+  const again = await postTrack(wav, 'Night Drive');
+  assert.equal(again.statusCode, 201);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.equal(again.headers.location, first.headers.location);
+  assert.deepEqual(json(again), json(first));
+  const tracks = await h.ctx.db.selectFrom('tracks').select('id').execute();
+  assert.equal(tracks.length, 1);
+  assert.deepEqual(readdirSync(join(mediaRoot(h.dataDir), 'tmp')), []);
+
+  const trackId = (json(first) as { track: { id: number } }).track.id;
+  const replaceAudio = (audio: Buffer) =>
+    call(h, 'PUT', `/api/v1/releases/${release.id}/tracks/${trackId}/audio`, {
+      key,
+      headers: { 'content-type': 'audio/wav', 'idempotency-key': 'audio-1' },
+      payload: audio,
+    });
+  const replaced = await replaceAudio(oneByteChanged(wav));
+  assert.equal(replaced.statusCode, 200, replaced.body);
+  assert.deepEqual(json(await replaceAudio(wav)), MISMATCH);
+  const replayed = await replaceAudio(oneByteChanged(wav));
+  assert.equal(replayed.headers['idempotent-replayed'], 'true');
+  assert.deepEqual(json(replayed), json(replaced));
+});
+
+function withKey(form: { payload: Buffer; headers: Record<string, string> }, idempotencyKey: string) {
+  return { payload: form.payload, headers: { ...form.headers, 'idempotency-key': idempotencyKey } };
+}

@@ -2,9 +2,11 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { bindIdempotencyKey } from '../../http/idempotency.ts';
 import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, IdParams } from '../../http/schemas.ts';
 import { BinaryBody, rethrowUnlessBodyFailure } from '../../http/uploads.ts';
+import type { ReceivedFile } from '../media/media.storage.ts';
 import { MIN_COVER_SIDE } from './covers.image.ts';
 import { MAX_COVER_BYTES, replaceCover } from './covers.service.ts';
 import { COVER_FIELD, IMAGE_TYPES, MULTIPART_LIMITS, uploadOf } from './covers.upload.ts';
@@ -44,13 +46,13 @@ export function coversRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.put(
       '/releases/:id/cover',
       {
-        config: { access: 'catalog:write' },
+        config: { access: 'catalog:write', idempotentUpload: true },
         attachValidation: true,
         schema: {
           tags: ['releases'],
           operationId: 'putReleaseCover',
           summary: 'Upload or replace the cover of a draft release',
-          description: `The body is the image itself (\`image/jpeg\` or \`image/png\`) or \`multipart/form-data\` with the file field \`${COVER_FIELD}\`. A cover that is not square, is under ${MIN_COVER_SIDE} px on a side or is not a readable JPEG or PNG gives 400 \`invalid\` with \`field: cover\` and, when they could be read, \`width\` and \`height\`. The format is read from the image, never from Content-Type; at most ${MAX_COVER_BYTES / 1024 / 1024} MB (3000x3000 preferred). Allowed while the release is a draft.`,
+          description: `The body is the image itself (\`image/jpeg\` or \`image/png\`) or \`multipart/form-data\` with the file field \`${COVER_FIELD}\`. A cover that is not square, is under ${MIN_COVER_SIDE} px on a side or is not a readable JPEG or PNG gives 400 \`invalid\` with \`field: cover\` and, when they could be read, \`width\` and \`height\`. The format is read from the image, never from Content-Type; at most ${MAX_COVER_BYTES / 1024 / 1024} MB (3000x3000 preferred). Allowed while the release is a draft. An \`Idempotency-Key\` is bound to the image's SHA-256: the same key with another image is 422 \`idempotency_mismatch\`, with the same image the first answer is sent again with \`Idempotent-Replayed: true\`.`,
           params: IdParams,
           body: CoverUpload,
           response: {
@@ -60,12 +62,16 @@ export function coversRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
               `The image is over ${MAX_COVER_BYTES / 1024 / 1024} MB: \`payload_too_large\``,
             ),
             415: ErrorResponse('The body is neither an image nor multipart: `unsupported_media_type`'),
+            422: ErrorResponse('The Idempotency-Key was used with another image: `idempotency_mismatch`'),
           },
         },
       },
       async (request) => {
         rethrowUnlessBodyFailure(request);
-        const upload = uploadOf(request);
+        const upload = {
+          open: uploadOf(request),
+          received: (file: ReceivedFile) => bindIdempotencyKey(request, file.sha256),
+        };
         const cover = await replaceCover(ctx, authOf(request).workspace, request.params.id, upload);
         return {
           ok: true as const,

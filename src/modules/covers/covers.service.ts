@@ -60,19 +60,26 @@ async function forgetCover(ctx: AppContext, previous: ReleaseRow, current: Store
   await removeUnusedMedia(ctx, 'covers', [{ hash, format }]);
 }
 
+/** The image bytes of an upload, and what must hold once they are received (an Idempotency-Key's binding). */
+export interface CoverUpload {
+  open(): Promise<Readable>;
+  received(file: ReceivedFile): Promise<void>;
+}
+
 /**
  * PUT /releases/{id}/cover: the release is checked before a byte is read, the upload is judged by
- * decoding it, and only a good image replaces the cover. `openUpload` yields the image bytes.
+ * decoding it, and only a good image replaces the cover.
  */
 export async function replaceCover(
   ctx: AppContext,
   workspace: Workspace,
   releaseId: number,
-  openUpload: () => Promise<Readable>,
+  upload: CoverUpload,
 ): Promise<StoredCover> {
   await loadDraft(ctx, workspace, releaseId);
-  const file = await receiveToTemp(ctx.config.dataDir, await openUpload(), MAX_COVER_BYTES, 'The cover');
+  const file = await receiveToTemp(ctx.config.dataDir, await upload.open(), MAX_COVER_BYTES, 'The cover');
   try {
+    await upload.received(file);
     const image = await inspectCover(file.tempPath);
     const previous = await storeCover(ctx, workspace, releaseId, file, image);
     const stored = { sha256: file.sha256, bytes: file.bytes, ...image };

@@ -5,9 +5,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
+import { bindIdempotencyKey } from '../../http/idempotency.ts';
 import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, Id } from '../../http/schemas.ts';
 import { rethrowUnlessBodyFailure } from '../../http/uploads.ts';
+import { discardFile } from '../media/media.storage.ts';
 import { FORM_FIELDS } from './tracks.fields.ts';
 import { presentTrack } from './tracks.presenter.ts';
 import { AI_ELEMENTS, TrackBody, TrackParams } from './tracks.schemas.ts';
@@ -30,6 +32,9 @@ import {
 /** Raw bodies PUT …/audio accepts: the spec's three and their common aliases. */
 const AUDIO_TYPES = ['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/flac', 'audio/x-flac'];
 const MAX_AUDIO_MB = MAX_AUDIO_BYTES / 1024 / 1024;
+
+const AUDIO_KEY_MISMATCH =
+  'The Idempotency-Key was used with another file (its SHA-256), file name or text fields: `idempotency_mismatch`';
 
 const AudioBytes = Type.String({
   format: 'binary',
@@ -96,6 +101,27 @@ async function receiveReplacement(request: FastifyRequest, dataDir: string): Pro
   return form.audio;
 }
 
+/**
+ * Binds an Idempotency-Key to what was received: the file's SHA-256, its name and the text fields,
+ * so a repeat with other content is 422. The received file goes when the request ends here.
+ */
+async function bindToReceived(
+  request: FastifyRequest,
+  audio: ReceivedAudio | null,
+  fields: ReadonlyMap<string, string>,
+): Promise<void> {
+  const content = JSON.stringify({
+    audio: audio && { sha256: audio.file.sha256, filename: audio.filename },
+    fields: [...fields].sort(([a], [b]) => a.localeCompare(b)),
+  });
+  try {
+    await bindIdempotencyKey(request, content);
+  } catch (error) {
+    if (audio) await discardFile(audio.file);
+    throw error;
+  }
+}
+
 /** The two routes that take audio: adding a track and replacing its audio. */
 export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -108,7 +134,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/releases/:id/tracks',
       {
-        config: { access: 'catalog:write' },
+        config: { access: 'catalog:write', idempotentUpload: true },
         attachValidation: true,
         schema: {
           tags: ['tracks'],
@@ -126,6 +152,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
               `The audio is over ${MAX_AUDIO_MB} MB or a text field over 100 KB: \`payload_too_large\``,
             ),
             415: ErrorResponse('The body is not multipart/form-data: `unsupported_media_type`'),
+            422: ErrorResponse(AUDIO_KEY_MISMATCH),
           },
         },
       },
@@ -136,6 +163,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const releaseId = request.params.id;
         await assertCanAddTrack(ctx, workspace, releaseId);
         const form = await receiveForm(request, dataDir, CREATE_FIELDS);
+        await bindToReceived(request, form.audio, form.fields);
         const track = await createTrack(ctx, workspace, releaseId, form);
         reply
           .code(201)
@@ -147,7 +175,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.put(
       '/releases/:id/tracks/:trackId/audio',
       {
-        config: { access: 'catalog:write' },
+        config: { access: 'catalog:write', idempotentUpload: true },
         attachValidation: true,
         schema: {
           tags: ['tracks'],
@@ -162,6 +190,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             409: ErrorResponse('The release is neither a draft nor waiting for moderation: `conflict`'),
             413: ErrorResponse(`The audio is over ${MAX_AUDIO_MB} MB: \`payload_too_large\``),
             415: ErrorResponse('The body is neither WAV, FLAC nor multipart: `unsupported_media_type`'),
+            422: ErrorResponse(AUDIO_KEY_MISMATCH),
           },
         },
       },
@@ -171,6 +200,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const ids = { releaseId: request.params.id, trackId: request.params.trackId };
         await assertCanReplaceAudio(ctx, workspace, ids.releaseId, ids.trackId);
         const audio = await receiveReplacement(request, dataDir);
+        await bindToReceived(request, audio, new Map());
         return { track: presentTrack(await replaceAudio(ctx, workspace, ids, audio), workspace) };
       },
     );
