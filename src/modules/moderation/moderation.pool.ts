@@ -26,8 +26,15 @@ const THREAD_FLAGS = ['--import', import.meta.resolve('tsx')];
 
 let pool: Piscina<AnalysisTask, LossyEvidence | null> | null = null;
 
+/**
+ * A thread that fails outside a task (its file does not load) makes piscina emit 'error', which
+ * would end the process, while the task waiting for that thread would wait forever. The pool is
+ * ended instead: the waiting analyses fail (the job queue retries them) and the next one starts a
+ * new pool.
+ */
 function analysisPool(): Piscina<AnalysisTask, LossyEvidence | null> {
-  pool ??= new Piscina({
+  if (pool) return pool;
+  const created = new Piscina<AnalysisTask, LossyEvidence | null>({
     filename: WORKER,
     execArgv: THREAD_FLAGS,
     minThreads: 0,
@@ -35,7 +42,12 @@ function analysisPool(): Piscina<AnalysisTask, LossyEvidence | null> {
     idleTimeout: IDLE_MS,
     resourceLimits: { maxOldGenerationSizeMb: MAX_HEAP_MB },
   });
-  return pool;
+  created.on('error', () => {
+    if (pool === created) pool = null;
+    void created.destroy();
+  });
+  pool = created;
+  return created;
 }
 
 /** Whether a stored WAV or FLAC was converted from a lossy file (moderation.lossy.ts), off the event loop. */
