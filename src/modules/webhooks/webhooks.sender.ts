@@ -86,10 +86,13 @@ export function createWebhookSender(
   options: SenderOptions,
 ): WebhookSender {
   const policy = addressPolicy(config);
+  // Node's agent, when a socket frees up while a request to another host waits, opens that request's
+  // socket before the freed one leaves its pool: one over its cap, so it is given one less.
+  const agentCap = Math.max(1, options.maxSockets - 1);
   const agent = new https.Agent({
     keepAlive: true,
     maxSockets: options.maxSocketsPerHost,
-    maxTotalSockets: options.maxSockets,
+    maxTotalSockets: agentCap,
     // The agent's timeout closes a socket once it sits in the free pool that long; a delivery in
     // flight has its own timer (below).
     timeout: options.idleSocketMs ?? IDLE_SOCKET_MS,
@@ -108,7 +111,7 @@ export function createWebhookSender(
         settled = true;
         resolve({ ...result, durationMs: elapsed() });
       };
-      makeRoom(agent, options.maxSockets);
+      makeRoom(agent, agentCap);
       const request = https.request(url, {
         method: 'POST',
         agent,
