@@ -8,7 +8,7 @@
 //
 // BENCH_AUDIO_SAMPLE_RATE, BENCH_AUDIO_CHANNELS, BENCH_AUDIO_BITS shape the WAV (default: the
 // largest the upload accepts, 384 kHz, 8 channels, 32 bits); BENCH_AUDIO_ROUNDS the submissions
-// (3); BENCH_STATUS_RATE the /status requests a second (20); BENCH_BASELINE_S the baseline (5 s).
+// (10); BENCH_STATUS_RATE the /status requests a second (20); BENCH_BASELINE_S the baseline (5 s).
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -35,7 +35,7 @@ const shape = {
   channels: positiveInteger('BENCH_AUDIO_CHANNELS', 8),
   bits: positiveInteger('BENCH_AUDIO_BITS', 32),
 };
-const rounds = positiveInteger('BENCH_AUDIO_ROUNDS', 3);
+const rounds = positiveInteger('BENCH_AUDIO_ROUNDS', 10);
 const statusRate = positiveInteger('BENCH_STATUS_RATE', 20);
 const baselineS = positiveInteger('BENCH_BASELINE_S', 5);
 
