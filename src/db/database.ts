@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import {
   Kysely,
   PostgresDialect,
+  SqliteAdapter,
   type SqliteDatabase as SqliteDatabaseInterface,
   SqliteDialect,
   type SqliteStatement,
@@ -82,6 +83,29 @@ function withStatementCache(sqlite: SqliteDatabase.Database, counter: WriteCount
   };
 }
 
+/**
+ * Kysely takes no migration lock on SQLite, so two commands started at once on a fresh data dir
+ * both found the schema missing and the second failed with "table labels already exists". The
+ * migrations run in one IMMEDIATE transaction instead: the second process waits (busy_timeout) for
+ * the first to commit, then finds nothing left to apply. A failed migration still commits the ones
+ * before it, as each statement did on its own before.
+ */
+class SerializedMigrationsAdapter extends SqliteAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`begin immediate`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`commit`.execute(db);
+  }
+}
+
+class LabeldeskSqliteDialect extends SqliteDialect {
+  override createAdapter(): SqliteAdapter {
+    return new SerializedMigrationsAdapter();
+  }
+}
+
 function openSqlite(file: string): Db {
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
@@ -90,7 +114,7 @@ function openSqlite(file: string): Db {
   sqlite.pragma('busy_timeout = 5000');
   const counter: WriteCounter = { writes: 0 };
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite, counter) }),
+    dialect: new LabeldeskSqliteDialect({ database: withStatementCache(sqlite, counter) }),
   });
   const othersCommits = commitsByOtherConnections(sqlite);
   trackChanges(db, () => (sqlite.open ? `${othersCommits()}:${counter.writes}` : null));

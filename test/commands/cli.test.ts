@@ -20,6 +20,20 @@ import {
   withClient,
 } from '../helpers/installation.ts';
 
+const MIGRATIONS = [
+  '0001_platform',
+  '0002_catalog',
+  '0003_catalog_search',
+  '0004_catalog_counts',
+  '0005_events',
+  '0006_webhooks',
+  '0007_pipeline',
+  '0008_smart_links',
+  '0009_finance',
+  '0010_job_fairness',
+  '0011_webhook_attempt_workspace',
+];
+
 // ---------------------------------------------------------------------------------------------
 // Running the command line as an operator types it.
 
@@ -180,21 +194,20 @@ describe('labeldesk command line', { concurrency: true }, () => {
     });
 
     test('migrate --json applies the schema once', async () => {
-      assert.deepEqual(await cliJson(install, 'migrate'), {
-        applied: [
-          '0001_platform',
-          '0002_catalog',
-          '0003_catalog_search',
-          '0004_catalog_counts',
-          '0005_events',
-          '0006_webhooks',
-          '0007_pipeline',
-          '0008_smart_links',
-          '0009_finance',
-        ],
-        dialect: TEST_DATABASE,
-      });
+      assert.deepEqual(await cliJson(install, 'migrate'), { applied: MIGRATIONS, dialect: TEST_DATABASE });
       assert.deepEqual(await cliJson(install, 'migrate'), { applied: [], dialect: TEST_DATABASE });
+    });
+
+    test('commands started at once on a fresh installation apply each migration once, and all succeed', async () => {
+      const racing = await newInstallation('cli_race');
+      try {
+        const runs = await Promise.all(
+          [1, 2, 3].map(() => cliJson<{ applied: string[] }>(racing, 'migrate')),
+        );
+        assert.deepEqual(runs.flatMap((run) => run.applied).sort(), MIGRATIONS);
+      } finally {
+        await racing.dispose();
+      }
     });
 
     test('label create --json prints {label: {id, name, slug, ...}}', async () => {
