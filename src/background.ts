@@ -11,6 +11,7 @@ import {
 } from './modules/distributor/distributor.jobs.ts';
 import { pruneReportSignatures } from './modules/distributor/distributor.signature.ts';
 import { EVENT_RETENTION_MS, pruneExpiredEvents } from './modules/events/events.service.ts';
+import { closeAudioAnalysis } from './modules/moderation/moderation.pool.ts';
 import { MODERATION_JOB, reviewHandler } from './modules/moderation/moderation.service.ts';
 import { deliveryHandler } from './modules/webhooks/webhooks.delivery.ts';
 import { DELIVERY_JOB } from './modules/webhooks/webhooks.fanout.ts';
@@ -115,6 +116,7 @@ export function createBackground(ctx: AppContext, options: BackgroundOptions = {
     async close() {
       await worker.stop();
       sender.close();
+      await closeAudioAnalysis();
     },
   };
 }

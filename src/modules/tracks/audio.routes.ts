@@ -38,7 +38,7 @@ const AUDIO_KEY_MISMATCH =
 
 const AudioBytes = Type.String({
   format: 'binary',
-  description: `WAV (PCM) or FLAC, at most ${MAX_AUDIO_MB} MB, judged by its content (not by name or declared type)`,
+  description: `WAV (PCM) or FLAC, at most ${MAX_AUDIO_MB} MB, judged by its content (not by name or declared type): 8,000-384,000 Hz, 1-8 channels, 8-32 bits, at least 0.5 s`,
 });
 
 const jsonText = (description: string) =>
