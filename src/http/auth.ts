@@ -98,7 +98,10 @@ export const authPlugin = fp(
       });
     }
 
-    /** A budget per object of the caller's label (one webhook's tests), beside the key's own. */
+    /**
+     * A budget per object and workspace (one webhook's tests), beside the key's own: a sandbox has
+     * its own, so a test key cannot spend the budget of the label's live keys.
+     */
     function limitPerObject(
       request: FastifyRequest,
       perObject: { limit: number; object: string },
@@ -106,7 +109,7 @@ export const authPlugin = fp(
       const nowMs = ctx.clock.now().getTime();
       const params = request.params;
       const id = typeof params === 'object' && params !== null && 'id' in params ? String(params.id) : '';
-      const bucket = `${perObject.object}:${authOf(request).workspace.labelId}:${id}`;
+      const bucket = `${perObject.object}:${authOf(request).workspace.id}:${id}`;
       return chain(hit(request, bucket, perObject.limit, nowMs), (decision) => {
         if (decision.allowed) return;
         throw errors.rateLimited(

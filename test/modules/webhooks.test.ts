@@ -382,7 +382,9 @@ test("a sandbox key's test is marked data.sandbox: true; the log it reads holds 
     assert.equal(response.statusCode, 202);
     return json(response) as { delivery_id: string; event_id: number };
   };
+  // One at a time: drained together, the two deliveries could finish (and be logged) in either order.
   const live = await sendTest(key);
+  await worker.drain();
   const test = await sendTest(sandbox);
   await worker.drain();
 
@@ -463,6 +465,21 @@ for (const [store, limiter] of limiters) {
     assert.equal((await send(webhook.id, 0)).statusCode, 202, 'the window has moved on');
   });
 }
+
+test("a sandbox key's tests spend a budget of its own, never the live keys'", async (t) => {
+  const h = await harness(t);
+  const { label, key } = await givenCaller(h);
+  const sandboxKey = await givenKey(h, label.id, { sandbox: true });
+  const webhook = await givenWebhook(h, key, HOOK_URL);
+  const sendTest = (caller: string) =>
+    call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key: caller });
+  for (let i = 0; i < 10; i += 1)
+    assert.equal((await sendTest(sandboxKey)).statusCode, 202, `sandbox test ${i}`);
+  const refused = await sendTest(sandboxKey);
+  assert.equal(refused.statusCode, 429);
+  assert.equal(refused.headers['x-sandbox'], 'true');
+  assert.equal((await sendTest(key)).statusCode, 202);
+});
 
 test('rotate-secret returns a new secret; the test and redeliver of a disabled webhook are 409', async (t) => {
   const h = await harness(t);
