@@ -11,6 +11,7 @@ import {
 } from './modules/distributor/distributor.jobs.ts';
 import { pruneReportSignatures } from './modules/distributor/distributor.signature.ts';
 import { EVENT_RETENTION_MS, pruneExpiredEvents } from './modules/events/events.service.ts';
+import { MEDIA_COLLECT_JOB, mediaCollectionHandler } from './modules/media/media.cleanup.ts';
 import { closeAudioAnalysis } from './modules/moderation/moderation.pool.ts';
 import { MODERATION_JOB, reviewHandler } from './modules/moderation/moderation.service.ts';
 import { deliveryHandler } from './modules/webhooks/webhooks.delivery.ts';
@@ -38,6 +39,7 @@ const KIND_CONCURRENCY = {
   [SIMULATED_STEP_JOB]: 8,
   [SIMULATED_TAKEDOWN_JOB]: 8,
   [SANDBOX_LIVE_JOB]: 8,
+  [MEDIA_COLLECT_JOB]: 1,
 };
 
 export interface BackgroundOptions {
@@ -60,10 +62,11 @@ function before(ctx: AppContext, ms: number): string {
 
 /**
  * Everything that runs off the request path, through the durable job queue, each kind in slots of
- * its own (a label's deliveries in a share of the delivery slots): webhook deliveries,
- * the automated moderation review, the simulated distributor's platform stages and the sandbox's
- * go-live timer, and the hourly pruning of idempotency records (24 hours), inbound report signatures
- * (once they are too old to verify), events and delivery logs (90 days).
+ * its own (a label's deliveries in a share of the delivery slots): webhook deliveries, the
+ * automated moderation review, the simulated distributor's platform stages, the sandbox's go-live
+ * timer, the collection of stored files an operator's command let go, and the hourly pruning of
+ * idempotency records (24 hours), inbound report signatures (once they are too old to verify),
+ * events and delivery logs (90 days).
  */
 export function createBackground(ctx: AppContext, options: BackgroundOptions = {}): Background {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -86,6 +89,7 @@ export function createBackground(ctx: AppContext, options: BackgroundOptions = {
       [SIMULATED_STEP_JOB]: simulatedStepHandler(ctx),
       [SIMULATED_TAKEDOWN_JOB]: simulatedTakedownHandler(ctx),
       [SANDBOX_LIVE_JOB]: sandboxLiveHandler(ctx),
+      [MEDIA_COLLECT_JOB]: mediaCollectionHandler(ctx),
     },
     recurring: [
       {

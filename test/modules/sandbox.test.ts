@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { test } from 'node:test';
+import { createBackground } from '../../src/background.ts';
+import { fileExists, mediaPath } from '../../src/modules/media/media.storage.ts';
 import { resetSandbox } from '../../src/modules/sandbox/sandbox.service.ts';
 import { givenArtist, givenRelease, givenTrack } from '../helpers/catalog.ts';
 import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
@@ -278,4 +282,31 @@ test('sandbox reset drops the copy and copies the label again', async (t) => {
   const releases = json(await call(h, 'GET', '/api/v1/releases', { key: sandboxKey })) as { total: number };
   assert.equal(releases.total, 1);
   await assert.rejects(resetSandbox(h.ctx, 999_999), /not found/i);
+});
+
+test('sandbox reset leaves the files it let go to the server, which collects them under its upload lock', async (t) => {
+  const h = await buildHarness(t);
+  const { label, sandboxKey } = await givenLabelWithCatalog(h);
+  await call(h, 'GET', '/api/v1/me', { key: sandboxKey });
+  const sandboxId = await sandboxIdOf(h, label.id);
+  const sandboxOnly = 'd'.repeat(64);
+  const file = mediaPath(h.dataDir, 'covers', sandboxOnly, 'jpg');
+  const liveFile = mediaPath(h.dataDir, 'covers', 'c'.repeat(64), 'jpg');
+  for (const path of [file, liveFile]) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, path);
+  }
+  await h.ctx.db
+    .updateTable('releases')
+    .set({ cover_hash: sandboxOnly, cover_format: 'jpeg' })
+    .where('label_id', '=', sandboxId)
+    .execute();
+
+  await resetSandbox(h.ctx, label.id);
+  assert.equal(await fileExists(file), true, 'the command itself removes nothing');
+  const background = createBackground(h.ctx);
+  t.after(() => background.close());
+  await background.worker.drain();
+  assert.equal(await fileExists(file), false);
+  assert.equal(await fileExists(liveFile), true, 'the label still uses its cover');
 });

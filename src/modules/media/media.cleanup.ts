@@ -1,4 +1,7 @@
 import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/database.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import type { JobHandler } from '../../jobs/worker.ts';
 import { coverExtension, isCoverFormat } from '../covers/covers.urls.ts';
 import {
   discardFile,
@@ -42,7 +45,8 @@ function extensionOf(kind: MediaKind, format: string): string | null {
  * committing the row that refers to it, and the collection under way. A collection that checked
  * "no row refers to it" must not remove a file an upload has just put back and is about to refer to.
  * The lock is in-process: stored files are on this server's disk (the data dir), and only the
- * serving process keeps and collects them (`sandbox reset` aside, an operator's command).
+ * serving process keeps and collects them; an operator's command queues its collection for the
+ * server's worker (`queueMediaCollection`).
  */
 const committing = new Map<string, number>();
 const collecting = new Map<string, Promise<void>>();
@@ -124,4 +128,29 @@ export async function keepUpload<T>(
     await collect(ctx, kind, { hash: file.sha256, format });
     throw error;
   }
+}
+
+export const MEDIA_COLLECT_JOB = 'media.collect';
+
+interface CollectionJob {
+  covers: StoredFileRef[];
+  audio: StoredFileRef[];
+}
+
+/**
+ * Collection asked for by a process that keeps no uploads (`labeldesk sandbox reset`): its lock
+ * would not see the server's uploads, so the server's worker collects, under the lock they take.
+ */
+export async function queueMediaCollection(db: Db, files: CollectionJob, at: Date): Promise<void> {
+  if (files.covers.length === 0 && files.audio.length === 0) return;
+  await enqueue(db, [{ kind: MEDIA_COLLECT_JOB, payload: files, runAt: at }], at);
+}
+
+export function mediaCollectionHandler(ctx: AppContext): JobHandler {
+  return async (job) => {
+    const files = job.payload as CollectionJob;
+    await removeUnusedMedia(ctx, 'covers', files.covers);
+    await removeUnusedMedia(ctx, 'audio', files.audio);
+    return undefined;
+  };
 }

@@ -5,7 +5,7 @@ import { isSerializationFailure, snapshotTransaction } from '../../db/portable.t
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { findSandboxOf, getLabel } from '../labels/labels.service.ts';
-import { removeUnusedMedia } from '../media/media.cleanup.ts';
+import { queueMediaCollection } from '../media/media.cleanup.ts';
 import {
   claimCatalogCopy,
   copyArtists,
@@ -55,8 +55,7 @@ export async function resetSandbox(ctx: AppContext, labelId: number): Promise<{ 
     await dropSandboxCatalog(trx, sandbox.id);
     await markCatalogCopied(trx, sandbox.id, isoNow(ctx.clock));
     await copyCatalog(trx, label.id, sandbox.id);
+    await queueMediaCollection(trx, files, ctx.clock.now());
   });
-  await removeUnusedMedia(ctx, 'covers', files.covers);
-  await removeUnusedMedia(ctx, 'audio', files.audio);
   return { sandbox_id: sandbox.id };
 }
