@@ -394,3 +394,22 @@ describe('the command line refuses a bad environment before doing anything', () 
     });
   }
 });
+
+test('a connection string refused for a password with an unescaped slash or at sign is printed without it', () => {
+  for (const [name, url] of [
+    ['DATABASE_URL', 'postgres://u:pa/ss@db.internal/labeldesk'],
+    ['DATABASE_URL', 'postgres://u:p@ss@db.internal:port/labeldesk'],
+    ['REDIS_URL', 'http://:pa/ss@cache.internal'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [name]: url }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message.startsWith(`${name}: `) &&
+        error.message.includes('***@') &&
+        !error.message.includes('ss@') &&
+        !error.message.includes('pa/'),
+      `${name}=${url}`,
+    );
+  }
+});

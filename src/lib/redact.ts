@@ -1,9 +1,10 @@
 /**
  * The password part of `scheme://user:password@` wherever it appears. Greedy up to the last `@`
- * before the host, so a password with an unescaped `@` is hidden whole; never past a quote, so a
- * JSON text stays JSON.
+ * before a space or a quote, so a password with an unescaped `@` or `/` (the very mistake that
+ * makes a URL invalid, and so printed in an error) is hidden whole; never past a quote, so a JSON
+ * text stays JSON.
  */
-const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^:@/\s"]*:)[^\s/"]*@/gi;
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^:@/\s"]*:)[^\s"]*@/gi;
 
 /**
  * A text (a connection string, an error message quoting one) safe to print: `postgres://u:***@host/db`.
