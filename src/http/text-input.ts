@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { errors } from '../errors.ts';
 
 /** Far deeper than any body of ours nests (a release's featured artists are three levels down). */
-export const MAX_NESTING = 32;
+const MAX_NESTING = 32;
 
 interface Pending {
   value: unknown;

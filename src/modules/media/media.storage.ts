@@ -160,7 +160,7 @@ export async function removeVariants(
  * Left in `media/tmp` by a process that stopped mid-upload: removed at start. A file still being
  * written keeps a fresh modification time (another server on this data dir may be receiving it).
  */
-export const ABANDONED_TEMP_AFTER_MS = 10 * 60 * 1000;
+const ABANDONED_TEMP_AFTER_MS = 10 * 60 * 1000;
 
 /** Removes what stopped uploads left in `media/tmp`; returns how many files went. */
 export async function sweepTempFolder(dataDir: string, now: Date): Promise<number> {

@@ -65,8 +65,9 @@ function socketsOf(pool: NodeJS.ReadOnlyDict<unknown[]>): number {
 
 /**
  * At the cap of open sockets, a delivery to a receiver with no free socket would wait for one to
- * close on its own (up to the idle timeout, counted against its own timeout): the socket idle the
- * longest makes room for it instead.
+ * close on its own (up to the idle timeout, counted against its own timeout): an idle socket, the
+ * first the agent's free pools hold, makes room for it instead. Which one matters little: each
+ * is idle, and the next delivery to its receiver opens another.
  */
 function makeRoom(agent: https.Agent, maxSockets: number): void {
   if (socketsOf(agent.sockets) + socketsOf(agent.freeSockets) < maxSockets) return;
