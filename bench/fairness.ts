@@ -16,21 +16,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.ts';
 import { createBackground } from '../src/background.ts';
-import { systemClock } from '../src/clock.ts';
-import { loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
 import { MemoryRateLimiter } from '../src/http/rate-limiter.ts';
 import type { EventKind } from '../src/modules/events/events.catalog.ts';
 import { publish } from '../src/modules/events/events.service.ts';
 import { type Authenticated, authenticateKey, createKey } from '../src/modules/keys/keys.service.ts';
 import { createLabel } from '../src/modules/labels/labels.service.ts';
-import { systemResolver } from '../src/modules/webhooks/webhooks.address.ts';
 import { createWebhook } from '../src/modules/webhooks/webhooks.service.ts';
 import { call } from '../test/helpers/harness.ts';
 import { givenDraft } from '../test/helpers/pipeline.ts';
 import { type Receiver, startReceiver } from '../test/helpers/receiver.ts';
 import { openBenchDatabase } from './catalog-database.ts';
+import { openContext } from './in-process.ts';
 import { formatGrid, percentile } from './report.ts';
 import { positiveInteger } from './settings.ts';
 
@@ -122,14 +119,7 @@ async function main(): Promise<void> {
   const releases = positiveInteger('BENCH_RELEASES', 3);
   const dir = mkdtempSync(join(tmpdir(), 'labeldesk-bench-fairness-'));
   const database = await openBenchDatabase(join(dir, 'db'), process.env.BENCH_DATABASE_URL || null);
-  const { db, dialect } = database.handle;
-  await migrateToLatest(db, dialect);
-  const config = loadConfig({
-    LABELDESK_DATA_DIR: join(dir, 'data'),
-    BASE_URL: 'https://localhost:8443',
-    WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32',
-  });
-  const ctx: AppContext = { config, db, dialect, clock: systemClock, resolveHost: systemResolver };
+  const ctx = await openContext(dir, database, { WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32' });
   const app = await buildApp(ctx, { limiter: new MemoryRateLimiter() });
   await app.ready();
   const stalled = await startReceiver();
@@ -173,7 +163,7 @@ async function main(): Promise<void> {
 
     console.log(
       `label A: ${A_WEBHOOKS} webhooks, ${aEvents} events (${aEvents * A_WEBHOOKS} deliveries), receiver answering after ${STALL_MS} ms; ` +
-        `label B: 1 webhook, ${bEvents} events one every ${B_INTERVAL_MS} ms; ${dialect}`,
+        `label B: 1 webhook, ${bEvents} events one every ${B_INTERVAL_MS} ms; ${ctx.dialect}`,
     );
     console.log(
       formatGrid(

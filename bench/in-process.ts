@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Clock, systemClock } from '../src/clock.ts';
-import { loadConfig } from '../src/config.ts';
+import { type Env, loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createKey } from '../src/modules/keys/keys.service.ts';
@@ -18,11 +18,18 @@ export function dataDirOf(dir: string): string {
   return join(dir, 'data');
 }
 
-/** Migrates the bench database and returns a context on it, as a server in that data dir would have. */
-export async function openContext(dir: string, bench: BenchDatabase): Promise<AppContext> {
+/**
+ * Migrates the bench database and returns a context on it, as a server in that data dir (and with
+ * the `env` settings) would have.
+ */
+export async function openContext(dir: string, bench: BenchDatabase, env: Env = {}): Promise<AppContext> {
   const { db, dialect } = bench.handle;
   await migrateToLatest(db, dialect);
-  const config = loadConfig({ LABELDESK_DATA_DIR: dataDirOf(dir), BASE_URL: 'https://localhost:8443' });
+  const config = loadConfig({
+    LABELDESK_DATA_DIR: dataDirOf(dir),
+    BASE_URL: 'https://localhost:8443',
+    ...env,
+  });
   return { config, db, dialect, clock: systemClock, resolveHost: systemResolver };
 }
 

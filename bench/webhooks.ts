@@ -25,20 +25,17 @@ import { join, resolve } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { generate } from 'selfsigned';
 import { type Background, createBackground } from '../src/background.ts';
-import { systemClock } from '../src/clock.ts';
-import { loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
 import type { Workspace } from '../src/db/scope.ts';
 import { countJobs } from '../src/jobs/jobs.store.ts';
 import { publish } from '../src/modules/events/events.service.ts';
 import { authenticateKey, createKey } from '../src/modules/keys/keys.service.ts';
 import { createLabel } from '../src/modules/labels/labels.service.ts';
-import { systemResolver } from '../src/modules/webhooks/webhooks.address.ts';
 import { DELIVERY_JOB } from '../src/modules/webhooks/webhooks.fanout.ts';
 import { createWebhook } from '../src/modules/webhooks/webhooks.service.ts';
 import { type BenchDatabase, openBenchDatabase } from './catalog-database.ts';
 import { type Child, cpuTimeMs, killChildNow, logTail, startNodeChild, stopChild } from './children.ts';
+import { openContext } from './in-process.ts';
 import { REPO_ROOT } from './labeldesk.ts';
 import { formatGrid, percentile } from './report.ts';
 import { positiveInteger, positiveNumber } from './settings.ts';
@@ -235,14 +232,7 @@ async function startServer(
   receiver: Receiver,
   settings: Settings,
 ): Promise<Server> {
-  const { db, dialect } = bench.handle;
-  await migrateToLatest(db, dialect);
-  const config = loadConfig({
-    LABELDESK_DATA_DIR: join(dir, 'data'),
-    BASE_URL: 'https://localhost:8443',
-    WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32',
-  });
-  const ctx: AppContext = { config, db, dialect, clock: systemClock, resolveHost: systemResolver };
+  const ctx = await openContext(dir, bench, { WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32' });
   const label = await createLabel(ctx, { name: 'Webhook Bench', plan: 'pro', contractSigned: true });
   const issued = await createKey(ctx, { labelId: label.id, scopes: ['all'] });
   const auth = await authenticateKey(ctx, issued.key);
