@@ -12,13 +12,21 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
 import { freePort, LOOPBACK, logTail, startNodeChild, stopChild, waitUntilAnswering } from './children.ts';
-import { apiJson, labeldeskEnv, numberAt, prepareDataDir, REPO_ROOT, stringAt } from './labeldesk.ts';
+import {
+  apiJson,
+  labeldeskEnv,
+  numberAt,
+  postStream,
+  prepareDataDir,
+  REPO_ROOT,
+  stringAt,
+} from './labeldesk.ts';
 import { formatGrid, percentile } from './report.ts';
 import { positiveInteger } from './settings.ts';
 
@@ -123,34 +131,21 @@ async function uploadTrack(origin: string, headers: Record<string, string>, rele
   );
   const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
   const size = (await stat(path)).size;
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const outgoing = request(
-      `${origin}/api/v1/releases/${releaseId}/tracks`,
-      {
-        method: 'POST',
-        headers: {
-          ...headers,
-          'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
-          'content-length': String(head.length + size + tail.length),
-        },
-      },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-      },
-    );
-    outgoing.on('error', reject);
-    pipeline(async function* () {
-      yield head;
-      yield* createReadStream(path);
-      yield tail;
-    }, outgoing).catch(reject);
-  });
-  const { status, body } = await answer;
+  const { status, text: body } = await postStream(
+    `${origin}/api/v1/releases/${releaseId}/tracks`,
+    {
+      ...headers,
+      'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      'content-length': String(head.length + size + tail.length),
+    },
+    Readable.from(
+      (async function* () {
+        yield head;
+        yield* createReadStream(path);
+        yield tail;
+      })(),
+    ),
+  );
   if (status !== 201) throw new Error(`the upload answered ${status}: ${body.slice(0, 300)}`);
 }
 

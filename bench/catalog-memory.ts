@@ -2,11 +2,9 @@
 // and the CSV export of the whole catalog. Measured on a real server process (its own RSS, not
 // the bench's), with the kernel's high-water mark reset just before each transfer.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { type Child, freePort, LOOPBACK, startNodeChild, stopChild, waitUntilAnswering } from './children.ts';
-import { labeldeskEnv, REPO_ROOT } from './labeldesk.ts';
+import { labeldeskEnv, postStream, REPO_ROOT } from './labeldesk.ts';
 
 export interface MemoryResult {
   name: string;
@@ -135,31 +133,10 @@ async function* uploadForm(fileBytes: number): AsyncGenerator<Buffer> {
   yield Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
 }
 
-/** POSTs the body as it is generated; resolves with the status and the answer's text. */
-function post(
-  url: string,
-  headers: Record<string, string>,
-  body: Readable,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: 'POST', headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    pipeline(body, request).catch(reject);
-  });
-}
-
 export function measureUpload(server: Server, releaseId: number, fileBytes: number): Promise<MemoryResult> {
   const name = `POST /releases/{id}/tracks (${Math.round(fileBytes / 1024 / 1024)} MB WAV)`;
   return measured(server, name, async () => {
-    const { status, text } = await post(
+    const { status, text } = await postStream(
       `${server.origin}/api/v1/releases/${releaseId}/tracks`,
       { ...server.headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
       Readable.from(uploadForm(fileBytes)),

@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { runNodeScript } from './children.ts';
 
@@ -130,4 +133,25 @@ export function failedLogLines(logFile: string, limit: number): string {
   }
   const failed = log.split('\n').filter((line) => /"status":[45]\d\d\b/.test(line));
   return failed.length === 0 ? '(none logged)' : failed.slice(0, limit).join('\n');
+}
+
+/** POSTs the body as it is generated; resolves with the status and the answer's text. */
+export function postStream(
+  url: string,
+  headers: Record<string, string>,
+  body: Readable,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'POST', headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    pipeline(body, request).catch(reject);
+  });
 }
