@@ -22,6 +22,7 @@ import {
   apiJson,
   labeldeskEnv,
   numberAt,
+  pcmWavHeader,
   postStream,
   prepareDataDir,
   REPO_ROOT,
@@ -47,31 +48,13 @@ const rounds = positiveInteger('BENCH_AUDIO_ROUNDS', 10);
 const statusRate = positiveInteger('BENCH_STATUS_RATE', 20);
 const baselineS = positiveInteger('BENCH_BASELINE_S', 5);
 
-function wavHeader(dataBytes: number): Buffer {
-  const blockAlign = (shape.bits / 8) * shape.channels;
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(shape.channels, 22);
-  header.writeUInt32LE(shape.sampleRate, 24);
-  header.writeUInt32LE(shape.sampleRate * blockAlign, 28);
-  header.writeUInt16LE(blockAlign, 32);
-  header.writeUInt16LE(shape.bits, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(dataBytes, 40);
-  return header;
-}
-
 /** A WAV of noise (one random megabyte over and over: the analysis reads excerpts, not patterns). */
 async function writeLongWav(path: string): Promise<number> {
   const blockAlign = (shape.bits / 8) * shape.channels;
   const dataBytes = Math.floor((FILE_BYTES - 44) / blockAlign) * blockAlign;
   const noise = randomBytes(NOISE_BLOCK_BYTES);
   await pipeline(async function* () {
-    yield wavHeader(dataBytes);
+    yield pcmWavHeader(dataBytes, shape);
     for (let written = 0; written < dataBytes; written += NOISE_BLOCK_BYTES) {
       yield written + NOISE_BLOCK_BYTES <= dataBytes ? noise : noise.subarray(0, dataBytes - written);
     }

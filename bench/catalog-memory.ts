@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { type Child, freePort, LOOPBACK, startNodeChild, stopChild, waitUntilAnswering } from './children.ts';
-import { labeldeskEnv, postStream, REPO_ROOT } from './labeldesk.ts';
+import { labeldeskEnv, pcmWavHeader, postStream, REPO_ROOT } from './labeldesk.ts';
 
 export interface MemoryResult {
   name: string;
@@ -98,24 +98,7 @@ export function measureExport(server: Server): Promise<MemoryResult> {
 
 const BOUNDARY = 'labeldesk-bench-boundary';
 const CHUNK = Buffer.alloc(1024 * 1024);
-
-/** A 16-bit stereo 44.1 kHz PCM WAV header for `dataBytes` of samples. */
-function wavHeader(dataBytes: number): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(44100, 24);
-  header.writeUInt32LE(44100 * 4, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(dataBytes, 40);
-  return header;
-}
+const CD_QUALITY = { sampleRate: 44_100, channels: 2, bits: 16 };
 
 /** A multipart form with a title and a WAV file of `fileBytes`, generated as it is sent. */
 async function* uploadForm(fileBytes: number): AsyncGenerator<Buffer> {
@@ -126,7 +109,7 @@ async function* uploadForm(fileBytes: number): AsyncGenerator<Buffer> {
   );
   // Whole 4-byte frames, so the file is valid PCM.
   const dataBytes = Math.floor((fileBytes - 44) / 4) * 4;
-  yield wavHeader(dataBytes);
+  yield pcmWavHeader(dataBytes, CD_QUALITY);
   for (let left = dataBytes; left > 0; left -= CHUNK.length) {
     yield left >= CHUNK.length ? CHUNK : CHUNK.subarray(0, left);
   }

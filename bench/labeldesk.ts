@@ -155,3 +155,25 @@ export function postStream(
     pipeline(body, request).catch(reject);
   });
 }
+
+/** The 44-byte header of a PCM WAV holding `dataBytes` of samples in the given shape. */
+export function pcmWavHeader(
+  dataBytes: number,
+  shape: { sampleRate: number; channels: number; bits: number },
+): Buffer {
+  const blockAlign = (shape.bits / 8) * shape.channels;
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(shape.channels, 22);
+  header.writeUInt32LE(shape.sampleRate, 24);
+  header.writeUInt32LE(shape.sampleRate * blockAlign, 28);
+  header.writeUInt16LE(blockAlign, 32);
+  header.writeUInt16LE(shape.bits, 34);
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
+}
