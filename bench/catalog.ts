@@ -1,5 +1,5 @@
-// `npm run bench:catalog`: list, filter, sort and search latency at catalog scale (DESIGN.md
-// section 5): 100k releases and 1M tracks in one label, on SQLite, or on PostgreSQL when
+// `npm run bench:catalog`: list, filter, sort and search latency at catalog scale:
+// 100k releases and 1M tracks in one label, on SQLite, or on PostgreSQL when
 // BENCH_DATABASE_URL is set. Then peak server memory while streaming a 200 MB upload in and the
 // whole catalog out as CSV.
 //

@@ -1,5 +1,5 @@
-// `npm run bench:links`: smart-link statistics at 10 million recorded views (DESIGN.md section 5:
-// "statistics stay fast at ... 10M link visits"), on SQLite, or on PostgreSQL when
+// `npm run bench:links`: smart-link statistics at 10 million recorded views (statistics
+// must stay fast at 10M link visits), on SQLite, or on PostgreSQL when
 // BENCH_DATABASE_URL is set.
 //
 // One link collects a year of traffic, written through the counters its page writes (links-seed.ts).

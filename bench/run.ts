@@ -1,5 +1,5 @@
 // `npm run bench`: Labeldesk against a bare Fastify "hello" on the same machine, in one run, reported
-// as ratios because absolute numbers drift on a shared machine (DESIGN.md section 5).
+// as ratios because absolute numbers drift on a shared machine.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -28,7 +28,7 @@ export function canMove(from: DspStage | null, to: DspStage): boolean {
 const UNSUCCESSFUL: readonly DspStage[] = ['rejected', 'failed'];
 
 /**
- * The release status its platforms' stages add up to (DESIGN.md section 6): `live` once any
+ * The release status its platforms' stages add up to (docs/decisions.md): `live` once any
  * platform is live; `takedown` when every platform is taken down; `failed` when every platform
  * rejected or failed; otherwise it is still on its way (`submitted`). "Every platform" is every
  * platform that reported a stage: a distributor may serve only some of them. A mix of taken-down

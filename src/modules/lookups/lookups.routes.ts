@@ -47,7 +47,7 @@ const rolesBody = {
   roles: CONTRIBUTOR_ROLES.map((role) => ({ ...role, local_names: [...role.local_names] })),
 };
 
-/** Reference lists for catalog fields; any valid key (DESIGN.md section 6). */
+/** Reference lists for catalog fields; any valid key (docs/decisions.md). */
 export const lookupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const lookup = { config: { access: 'any_key' as const } };
   const tags = ['lookups'];

@@ -59,7 +59,7 @@ export async function eventRelease(trx: Db, workspace: Workspace, releaseId: num
 }
 
 /**
- * Approval (DESIGN.md section 6): the release gets its UPC and ISRCs, goes to the distributor
+ * Approval (docs/decisions.md): the release gets its UPC and ISRCs, goes to the distributor
  * (status `submitted`), and `release.approved` then `release.submitted` follow.
  */
 export async function approve(
