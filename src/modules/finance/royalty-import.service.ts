@@ -11,25 +11,20 @@ import { findLabel } from '../labels/labels.store.ts';
 import { termsOf } from '../plans/plans.service.ts';
 import { nextInSequence } from '../submission/submission.store.ts';
 import { type Payout, payoutOf } from './finance.money.ts';
+import { insertPayout, type PayoutRow, payoutsOfStatement } from './payouts.store.ts';
+import { insertLines } from './royalty-lines.store.ts';
+import { type ReleaseMatch, releasesByUpc, type TrackMatch, tracksByIsrc } from './sales-catalog.store.ts';
+import { parseStatement, type StatementLine } from './statement.parser.ts';
 import {
   findStatement,
   findStatementByHash,
-  insertLines,
-  insertPayout,
   insertStatement,
   insertUnmatchedLines,
   listUnmatchedLines,
-  type PayoutRow,
-  payoutsOfStatement,
-  type ReleaseMatch,
-  releasesByUpc,
   type StatementRow,
-  type TrackMatch,
-  tracksByIsrc,
   type UnmatchedLineRow,
   unmatchedLinesOf,
-} from './finance.store.ts';
-import { parseStatement, type StatementLine } from './statement.parser.ts';
+} from './statements.store.ts';
 
 /** What `labeldesk finance import --json` prints. */
 export interface ImportReport {
