@@ -1,10 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import {
-  type ImportReport,
-  importStatement,
-  unmatchedLines,
-} from '../modules/finance/royalty-import.service.ts';
+import type { ImportReport } from '../modules/finance/royalty-import.report.ts';
+import { importStatement, unmatchedLines } from '../modules/finance/royalty-import.service.ts';
 import {
   createWithdrawal,
   moveWithdrawal,

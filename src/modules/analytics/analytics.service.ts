@@ -16,7 +16,7 @@ import {
   presavesSince,
   topLinksOfLabel,
 } from '../smart-links/link-stats.store.ts';
-import { smartLinkUrl } from '../smart-links/smart-links.service.ts';
+import { smartLinkUrl } from '../smart-links/smart-links.addresses.ts';
 import { smartLinksOfRelease, smartLinkTotalCount } from '../smart-links/smart-links.store.ts';
 import type { ReleaseAnalyticsBody, SummaryBody, TrafficBody } from './analytics.schemas.ts';
 

@@ -6,14 +6,10 @@ import { seededRandom } from '../../lib/random.ts';
 import { lockLabel } from '../labels/labels.store.ts';
 import type { Terms } from '../plans/plans.service.ts';
 import { payoutOf } from './finance.money.ts';
-import {
-  firstSellables,
-  hasPayouts,
-  insertLines,
-  insertPayout,
-  insertWithdrawal,
-  type Sellable,
-} from './finance.store.ts';
+import { hasPayouts, insertPayout } from './payouts.store.ts';
+import { insertLines } from './royalty-lines.store.ts';
+import { firstSellables, type Sellable } from './sales-catalog.store.ts';
+import { insertWithdrawal } from './withdrawals.store.ts';
 
 /**
  * Invented, plausible figures for a sandbox: six months of sales of its first releases on five

@@ -10,6 +10,7 @@ import { percent } from '../../lib/percent.ts';
 import { countryName } from '../lookups/lookups.catalog.ts';
 import type { Terms } from '../plans/plans.service.ts';
 import { platformName } from '../platforms/platforms.catalog.ts';
+import { balanceSums } from './balances.store.ts';
 import { balanceOf } from './finance.money.ts';
 import { ensureSandboxFinance } from './finance.sandbox.ts';
 import type {
@@ -21,24 +22,18 @@ import type {
   SummaryBody,
   WithdrawalsBody,
 } from './finance.schemas.ts';
+import { countPayouts, hasPayouts, listPayouts, type PayoutRow, payoutsByMonth } from './payouts.store.ts';
 import {
-  balanceSums,
   countLines,
-  countPayouts,
-  countWithdrawals,
-  hasPayouts,
   type LineFilters,
   type LineRow,
   listLines,
-  listPayouts,
-  listWithdrawals,
-  type PayoutRow,
   type PeriodRange,
-  payoutsByMonth,
   type Totals,
   totalsBy,
-} from './finance.store.ts';
+} from './royalty-lines.store.ts';
 import { OPEN_WITHDRAWAL_STATUSES, withdrawalStatusOf } from './withdrawals.service.ts';
+import { countWithdrawals, listWithdrawals } from './withdrawals.store.ts';
 
 /** Whose finance a request reads: the workspace's figures on the label's terms. */
 export interface FinanceReader {

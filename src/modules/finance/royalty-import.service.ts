@@ -4,150 +4,32 @@ import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/portable.ts';
-import type { RoyaltyLinesTable, RoyaltyUnmatchedLinesTable } from '../../db/schema.ts';
+import type { RoyaltyLinesTable } from '../../db/schema.ts';
 import { errors } from '../../errors.ts';
-import { dollars, dollarsOfMicros } from '../../lib/money.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { findLabel } from '../labels/labels.store.ts';
 import { termsOf } from '../plans/plans.service.ts';
 import { nextInSequence } from '../submission/submission.store.ts';
 import { type Payout, payoutOf } from './finance.money.ts';
+import { insertPayout, payoutsOfStatement } from './payouts.store.ts';
+import {
+  type ImportReport,
+  importReport,
+  presentUnmatched,
+  type UnmatchedLineView,
+} from './royalty-import.report.ts';
+import { insertLines } from './royalty-lines.store.ts';
+import { matchLines } from './statement.matcher.ts';
+import { parseStatement } from './statement.parser.ts';
 import {
   findStatement,
   findStatementByHash,
-  insertLines,
-  insertPayout,
   insertStatement,
   insertUnmatchedLines,
   listUnmatchedLines,
-  type PayoutRow,
-  payoutsOfStatement,
-  type ReleaseMatch,
-  releasesByUpc,
   type StatementRow,
-  type TrackMatch,
-  tracksByIsrc,
-  type UnmatchedLineRow,
   unmatchedLinesOf,
-} from './finance.store.ts';
-import { parseStatement, type StatementLine } from './statement.parser.ts';
-
-/** What `labeldesk finance import --json` prints. */
-export interface ImportReport {
-  /** True when this very file was imported before: nothing changed. */
-  already_imported: boolean;
-  statement: {
-    id: number;
-    file_name: string;
-    content_hash: string;
-    lines: number;
-    matched: number;
-    unmatched: number;
-    revenue: number;
-    imported_at: string;
-  };
-  payouts: {
-    label_id: number;
-    number: string;
-    period: string;
-    amount: number;
-    commission_rate: number;
-    commission: number;
-    net_amount: number;
-  }[];
-  unmatched_lines: UnmatchedLineView[];
-}
-
-export interface UnmatchedLineView {
-  statement_id: number;
-  line: number;
-  period: string;
-  upc: string | null;
-  isrc: string | null;
-  dsp: string;
-  country: string;
-  quantity: number;
-  revenue: number;
-  reason: string;
-}
-
-interface Owner {
-  labelId: number;
-  releaseId: number;
-  trackId: number | null;
-}
-
-type Match = { owner: Owner } | { reason: string };
-
-/** A UPC-A and the EAN-13 that is the same code with a leading zero name one product. */
-function upcSpellings(upc: string): string[] {
-  if (upc.length === 12) return [upc, `0${upc}`];
-  if (upc.startsWith('0')) return [upc, upc.slice(1)];
-  return [upc];
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const name = key(item);
-    const group = groups.get(name);
-    if (group) group.push(item);
-    else groups.set(name, [item]);
-  }
-  return groups;
-}
-
-function distinctLabels(matches: readonly { label_id: number }[]): number {
-  return new Set(matches.map((match) => match.label_id)).size;
-}
-
-/**
- * Matches each line to the label that owns it: by ISRC to a track (the finer match), else by UPC
- * to a release. A code found in more than one label is paid to no one and left to the operator.
- */
-class LineMatcher {
-  private constructor(
-    private readonly tracks: Map<string, TrackMatch[]>,
-    private readonly releases: Map<string, ReleaseMatch[]>,
-  ) {}
-
-  static async load(db: Db, lines: readonly StatementLine[]): Promise<LineMatcher> {
-    const isrcs = [...new Set(lines.flatMap((line) => (line.isrc ? [line.isrc] : [])))];
-    const upcs = [...new Set(lines.flatMap((line) => (line.upc ? upcSpellings(line.upc) : [])))];
-    const tracks = await tracksByIsrc(db, isrcs);
-    const releases = await releasesByUpc(db, upcs);
-    return new LineMatcher(
-      groupBy(tracks, (track) => track.isrc),
-      groupBy(releases, (release) => release.upc),
-    );
-  }
-
-  match(line: StatementLine): Match {
-    const byTrack = line.isrc ? this.byIsrc(line.isrc, line.upc) : undefined;
-    if (byTrack) return byTrack;
-    const byRelease = line.upc ? this.byUpc(line.upc) : undefined;
-    if (byRelease) return byRelease;
-    return { reason: 'no release with this UPC and no track with this ISRC' };
-  }
-
-  private byIsrc(isrc: string, upc: string | null): Match | undefined {
-    const tracks = this.tracks.get(isrc) ?? [];
-    const [first] = tracks;
-    if (!first) return undefined;
-    if (distinctLabels(tracks) > 1) return { reason: `ISRC ${isrc} is on tracks of more than one label` };
-    const spellings = upc ? upcSpellings(upc) : [];
-    // An ISRC on a single and on an album: the line's UPC says which release sold.
-    const track = tracks.find((candidate) => spellings.includes(candidate.release_upc ?? '')) ?? first;
-    return { owner: { labelId: track.label_id, releaseId: track.release_id, trackId: track.track_id } };
-  }
-
-  private byUpc(upc: string): Match | undefined {
-    const releases = upcSpellings(upc).flatMap((spelling) => this.releases.get(spelling) ?? []);
-    const [first] = releases;
-    if (!first) return undefined;
-    if (distinctLabels(releases) > 1) return { reason: `UPC ${upc} is on releases of more than one label` };
-    return { owner: { labelId: first.label_id, releaseId: first.release_id, trackId: null } };
-  }
-}
+} from './statements.store.ts';
 
 function contentHash(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -164,40 +46,6 @@ function utf8Text(bytes: Uint8Array): string {
 /** Payout numbers read as the month and a running number: `202603-000042`. */
 function payoutNumber(period: string, sequence: number): string {
   return `${period.replace('-', '')}-${String(sequence).padStart(6, '0')}`;
-}
-
-interface Split {
-  matched: Insertable<RoyaltyLinesTable>[];
-  unmatched: Omit<Insertable<RoyaltyUnmatchedLinesTable>, 'statement_id'>[];
-}
-
-function split(lines: readonly StatementLine[], matcher: LineMatcher): Split {
-  const result: Split = { matched: [], unmatched: [] };
-  for (const line of lines) {
-    const match = matcher.match(line);
-    const common = {
-      line_number: line.line,
-      period: line.period,
-      upc: line.upc,
-      isrc: line.isrc,
-      dsp: line.dsp,
-      country: line.country,
-      quantity: line.quantity,
-      revenue_micros: line.revenueMicros,
-    };
-    if ('reason' in match) {
-      result.unmatched.push({ ...common, reason: match.reason });
-    } else {
-      result.matched.push({
-        ...common,
-        label_id: match.owner.labelId,
-        statement_id: null,
-        release_id: match.owner.releaseId,
-        track_id: match.owner.trackId,
-      });
-    }
-  }
-  return result;
 }
 
 async function commissionRateOf(trx: Db, labelId: number): Promise<number> {
@@ -236,52 +84,6 @@ async function createPayouts(
   }
 }
 
-function report(
-  statement: StatementRow,
-  payouts: readonly PayoutRow[],
-  unmatched: readonly UnmatchedLineRow[],
-  alreadyImported: boolean,
-): ImportReport {
-  return {
-    already_imported: alreadyImported,
-    statement: {
-      id: statement.id,
-      file_name: statement.file_name,
-      content_hash: statement.content_hash,
-      lines: statement.line_count,
-      matched: statement.matched_count,
-      unmatched: statement.line_count - statement.matched_count,
-      revenue: dollarsOfMicros(Number(statement.revenue_micros)),
-      imported_at: statement.imported_at,
-    },
-    payouts: payouts.map((payout) => ({
-      label_id: payout.label_id,
-      number: payout.number,
-      period: payout.period,
-      amount: dollars(Number(payout.amount_cents)),
-      commission_rate: payout.commission_rate,
-      commission: dollars(Number(payout.commission_cents)),
-      net_amount: dollars(Number(payout.net_cents)),
-    })),
-    unmatched_lines: unmatched.map(presentUnmatched),
-  };
-}
-
-function presentUnmatched(line: UnmatchedLineRow): UnmatchedLineView {
-  return {
-    statement_id: line.statement_id,
-    line: line.line_number,
-    period: line.period,
-    upc: line.upc,
-    isrc: line.isrc,
-    dsp: line.dsp,
-    country: line.country,
-    quantity: Number(line.quantity),
-    revenue: dollarsOfMicros(Number(line.revenue_micros)),
-    reason: line.reason,
-  };
-}
-
 /** Most unmatched lines `labeldesk finance unmatched` prints without `--statement`. */
 const UNMATCHED_LISTED = 1000;
 
@@ -294,7 +96,7 @@ export async function unmatchedLines(ctx: AppContext, statementId?: number): Pro
 }
 
 async function reportOfStored(db: Db, statement: StatementRow): Promise<ImportReport> {
-  return report(
+  return importReport(
     statement,
     await payoutsOfStatement(db, statement.id),
     await unmatchedLinesOf(db, statement.id),
@@ -318,7 +120,7 @@ export async function importStatement(
   const at = ctx.clock.now().toISOString();
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      const { matched, unmatched } = split(lines, await LineMatcher.load(trx, lines));
+      const { matched, unmatched } = await matchLines(trx, lines);
       const statement = await insertStatement(trx, {
         content_hash: hash,
         file_name: basename(fileName),
@@ -336,7 +138,7 @@ export async function importStatement(
         unmatched.map((line) => ({ ...line, statement_id: statement.id })),
       );
       await createPayouts(trx, statement.id, matched, at);
-      return report(
+      return importReport(
         statement,
         await payoutsOfStatement(trx, statement.id),
         await unmatchedLinesOf(trx, statement.id),

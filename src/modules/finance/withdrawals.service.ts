@@ -5,15 +5,15 @@ import { errors } from '../../errors.ts';
 import { dollars, formatDollars, parseDecimal } from '../../lib/money.ts';
 import { workspaceOwning } from '../labels/labels.service.ts';
 import { findLabel, lockLabel } from '../labels/labels.store.ts';
+import { balanceSums } from './balances.store.ts';
 import { type Balance, balanceOf } from './finance.money.ts';
 import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from './finance.schemas.ts';
 import {
-  balanceSums,
   insertWithdrawal,
   lockWithdrawal,
   setWithdrawalStatus,
   type WithdrawalRow,
-} from './finance.store.ts';
+} from './withdrawals.store.ts';
 
 /**
  * `pending` -> `processing` -> `paid`, or `rejected`; nothing after the end. A pending request may

@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import CodecParser from 'codec-parser';
+import { readAt, Undecodable } from './moderation.audio-file.ts';
 
 /**
  * Short runs of FLAC frames, found anywhere in a file, turned back into samples for the spectral
@@ -10,7 +11,6 @@ import CodecParser from 'codec-parser';
  * metadata blocks, which neither library exposes: where the frames start, and the STREAMINFO the
  * decoder needs for frames that take their sample rate or size from it.
  */
-export class Undecodable extends Error {}
 
 export interface FlacStream {
   readonly sampleRate: number;
@@ -29,16 +29,15 @@ const MAX_METADATA_BLOCKS = 256;
 const STREAMINFO_BYTES = 34;
 const LAST_BLOCK = 0x80;
 
-async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  const { bytesRead } = await file.read(buffer, 0, length, position);
-  if (bytesRead < length) throw new Undecodable('FLAC header cut short');
-  return buffer;
+async function readHeaderBytes(file: FileHandle, position: number, length: number): Promise<Buffer> {
+  const bytes = await readAt(file, position, length);
+  if (bytes.length < length) throw new Undecodable('FLAC header cut short');
+  return bytes;
 }
 
 /** The ID3v2 tag some taggers put in front of "fLaC": its size is four 7-bit bytes. */
 async function id3Length(file: FileHandle): Promise<number> {
-  const head = await readAt(file, 0, 10);
+  const head = await readHeaderBytes(file, 0, 10);
   if (head.toString('latin1', 0, 3) !== 'ID3') return 0;
   const size =
     ((head.readUInt8(6) & 0x7f) << 21) |
@@ -61,10 +60,11 @@ function streamInfoFields(block: Buffer) {
 
 export async function readFlacStream(file: FileHandle): Promise<FlacStream> {
   let position = await id3Length(file);
-  if ((await readAt(file, position, 4)).toString('latin1') !== 'fLaC') throw new Undecodable('not FLAC');
+  if ((await readHeaderBytes(file, position, 4)).toString('latin1') !== 'fLaC')
+    throw new Undecodable('not FLAC');
   position += 4;
   // STREAMINFO is always the first block.
-  const first = await readAt(file, position, 4 + STREAMINFO_BYTES);
+  const first = await readHeaderBytes(file, position, 4 + STREAMINFO_BYTES);
   if ((first.readUInt8(0) & 0x7f) !== 0) throw new Undecodable('FLAC without STREAMINFO');
   const streamInfo = first.subarray(4);
   const fields = streamInfoFields(streamInfo);
@@ -75,7 +75,7 @@ export async function readFlacStream(file: FileHandle): Promise<FlacStream> {
     streamInfo,
   ]);
   for (let i = 0; i < MAX_METADATA_BLOCKS; i++) {
-    const blockHeader = await readAt(file, position, 4);
+    const blockHeader = await readHeaderBytes(file, position, 4);
     position += 4 + blockHeader.readUIntBE(1, 3);
     if (blockHeader.readUInt8(0) & LAST_BLOCK) return { ...fields, audioStart: position, header };
   }

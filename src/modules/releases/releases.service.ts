@@ -7,14 +7,13 @@ import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { calendarDate, requireText } from '../../http/fields.ts';
 import type { PageRequest } from '../../http/pagination.ts';
-import { isValidUpc } from '../../lib/gtin.ts';
 import { searchKey } from '../../lib/text.ts';
 import { findArtistRow } from '../artists/artists.store.ts';
 import type { Authenticated } from '../keys/keys.service.ts';
 import { lockLabel } from '../labels/labels.store.ts';
-import { COUNTRIES, GENRES } from '../lookups/lookups.catalog.ts';
 import { removeUnusedMedia } from '../media/media.cleanup.ts';
 import { enforceLimit } from '../plans/plans.service.ts';
+import { checkFeatured, checkGenre, checkTerritories, checkUpc, releaseChanges } from './releases.fields.ts';
 import {
   type HistoryView,
   presentDspStatuses,
@@ -107,40 +106,6 @@ export async function releasePage(
 ): Promise<{ releases: ReleaseListView[]; total: number }> {
   const { rows, total } = await listReleases(ctx.db, workspace.id, filter, sort, page);
   return { releases: rows.map((row) => presentReleaseListItem(row, workspace, ctx.config.baseUrl)), total };
-}
-
-function checkGenre(genre: string): string {
-  if (!(GENRES as readonly string[]).includes(genre)) {
-    throw errors.invalid('genre', 'genre must be one of the names listed by GET /api/v1/lookups/genres');
-  }
-  return genre;
-}
-
-function checkUpc(value: string | null): string | null {
-  if (value === null) return null;
-  const upc = value.trim();
-  if (!isValidUpc(upc)) {
-    throw errors.invalid('upc', 'upc must be a 12-digit UPC-A or 13-digit EAN-13 with a correct check digit');
-  }
-  return upc;
-}
-
-const COUNTRY_CODES = new Set(COUNTRIES.map((country) => country.code));
-
-function checkTerritories(value: 'worldwide' | string[]): string {
-  if (value === 'worldwide') return JSON.stringify('worldwide');
-  const codes = [...new Set(value.map((code) => code.trim().toUpperCase()))];
-  if (codes.length === 0)
-    throw errors.invalid('territories', 'territories must be "worldwide" or at least one country code');
-  const unknown = codes.find((code) => !COUNTRY_CODES.has(code));
-  if (unknown !== undefined) {
-    throw errors.invalid('territories', `${unknown} is not an ISO 3166-1 alpha-2 country code`);
-  }
-  return JSON.stringify(codes);
-}
-
-function checkFeatured(value: Array<{ name: string }>): string {
-  return JSON.stringify(value.map((artist) => ({ name: requireText('featured_artists', artist.name) })));
 }
 
 /** 409 when another release of the workspace already carries the UPC. */
@@ -248,26 +213,6 @@ export async function patchRelease(
     }),
   );
   return releaseCard(ctx, workspace, id);
-}
-
-function releaseChanges(body: Static<typeof PatchReleaseBody>): Partial<ReleaseRow> {
-  const changes: Partial<ReleaseRow> = {};
-  if (body.title !== undefined) {
-    changes.title = requireText('title', body.title);
-    changes.title_key = searchKey(changes.title);
-  }
-  if (body.version !== undefined) changes.version = body.version?.trim() || null;
-  if (body.genre !== undefined) changes.genre = checkGenre(body.genre);
-  if (body.release_date !== undefined) changes.release_date = calendarDate('release_date', body.release_date);
-  if (body.original_release_date !== undefined) {
-    changes.original_release_date =
-      body.original_release_date === null
-        ? null
-        : calendarDate('original_release_date', body.original_release_date);
-  }
-  if (body.upc !== undefined) changes.upc = checkUpc(body.upc);
-  if (body.territories !== undefined) changes.territories = checkTerritories(body.territories);
-  return changes;
 }
 
 /** Drafts, and anything in the sandbox, may be deleted; what was sent to platforms stays. */

@@ -21,7 +21,7 @@ import {
   signUpForPresave,
 } from './link-pages.service.ts';
 import { describeVisit, isPersonVisit } from './link-pages.visitor.ts';
-import { smartLinkUrl } from './smart-links.service.ts';
+import { smartLinkUrl } from './smart-links.addresses.ts';
 
 const HTML = 'text/html; charset=utf-8';
 /** The platforms may see that a visit came from our link host, never which link (the path). */

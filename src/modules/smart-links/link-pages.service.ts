@@ -13,8 +13,9 @@ import { platformName } from '../platforms/platforms.catalog.ts';
 import type { LinkPage, PresaveState } from './link-pages.render.ts';
 import type { Visit } from './link-pages.visitor.ts';
 import { addToCounters, type BreakdownCount } from './link-stats.store.ts';
+import { smartLinkUrl } from './smart-links.addresses.ts';
+import { presaveOpen, presentSmartLink } from './smart-links.presenter.ts';
 import type { Theme } from './smart-links.schemas.ts';
-import { presaveOpen, presentSmartLink, smartLinkUrl } from './smart-links.service.ts';
 import {
   countPresave,
   findEnabledLinkByAddress,

@@ -1,17 +1,12 @@
 import type { Static } from '@sinclair/typebox';
-import type { Updateable } from 'kysely';
 import { isoNow } from '../../clock.ts';
-import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/portable.ts';
-import type { SmartLinksTable } from '../../db/schema.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import { calendarDate, httpUrl, requireText } from '../../http/fields.ts';
+import { calendarDate, requireText } from '../../http/fields.ts';
 import type { PageRequest } from '../../http/pagination.ts';
-import { utcDay } from '../../lib/dates.ts';
-import { randomBase62 } from '../../lib/random.ts';
 import { searchKey } from '../../lib/text.ts';
 import { findArtistRow } from '../artists/artists.store.ts';
 import { coverUrl } from '../covers/covers.urls.ts';
@@ -21,16 +16,16 @@ import { enforceLimit, requireFeature } from '../plans/plans.service.ts';
 import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
 import { parseJson } from '../releases/releases.presenter.ts';
 import { findRelease, findReleaseByUpc } from '../releases/releases.store.ts';
+import { freshCode, slugConflict } from './smart-links.addresses.ts';
+import { checkTargets, linkChanges, type SmartLinkTarget } from './smart-links.fields.ts';
+import { presentSmartLink } from './smart-links.presenter.ts';
 import {
   APPEARANCE_FIELDS,
   type CreateSmartLinkBody,
   type SmartLinkPatch,
   type SmartLinkView,
-  type TargetInput,
-  type Theme,
 } from './smart-links.schemas.ts';
 import {
-  codeTaken,
   deleteTargets,
   findSmartLink,
   insertSmartLink,
@@ -39,92 +34,10 @@ import {
   type SmartLinkFilter,
   type SmartLinkRow,
   slugTaken,
-  type TargetRow,
   targetsOfLinks,
   updateSmartLink,
   updateTarget,
 } from './smart-links.store.ts';
-
-type Target = Static<typeof TargetInput>;
-
-const CODE_LENGTH = 7;
-
-/**
- * Words a slug may not be: paths of the page itself, of the service, and names a fan would take
- * for the service's own pages.
- */
-const RESERVED_SLUGS = new Set([
-  'admin',
-  'api',
-  'app',
-  'assets',
-  'dashboard',
-  'docs',
-  'favicon-ico',
-  'go',
-  'help',
-  'labeldesk',
-  'login',
-  'media',
-  'new',
-  'presave',
-  'robots-txt',
-  'settings',
-  'static',
-  'status',
-  'support',
-  'www',
-]);
-
-/** The public page of a link. */
-export function smartLinkUrl(
-  config: Pick<Config, 'shortLinkBase'>,
-  link: Pick<SmartLinkRow, 'slug' | 'code'>,
-) {
-  return `${config.shortLinkBase}/${link.slug ?? link.code}`;
-}
-
-/** Pre-saves are open while the release date is after today (UTC). */
-export function presaveOpen(link: Pick<SmartLinkRow, 'release_date'>, now: Date): boolean {
-  return link.release_date > utcDay(now);
-}
-
-export function presentSmartLink(
-  config: Pick<Config, 'shortLinkBase'>,
-  workspace: Workspace,
-  row: SmartLinkRow,
-  targets: readonly TargetRow[],
-  now: Date,
-): SmartLinkView {
-  return {
-    id: row.id,
-    code: row.code,
-    slug: row.slug,
-    url: smartLinkUrl(config, row),
-    enabled: row.enabled === 1,
-    title: row.title,
-    artist_name: row.artist_name,
-    release_date: row.release_date,
-    release_id: row.release_id,
-    presave_open: presaveOpen(row, now),
-    views: Number(row.views),
-    clicks: Number(row.clicks),
-    presaves: Number(row.presaves),
-    targets: targets.map((target) => ({
-      id: target.id,
-      platform: target.platform as Target['platform'],
-      url: target.url,
-      clicks: Number(target.clicks),
-    })),
-    theme: row.theme as Theme,
-    accent: row.accent,
-    cta_text: row.cta_text,
-    hide_branding: row.hide_branding === 1,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    ...(workspace.sandbox && { sandbox: true as const }),
-  };
-}
 
 async function presentRows(
   ctx: AppContext,
@@ -171,29 +84,6 @@ export async function smartLinkPage(
   return { smart_links: await presentRows(ctx, workspace, rows), total };
 }
 
-function checkTargets(targets: readonly Target[]): Target[] {
-  const seen = new Set<string>();
-  return targets.map((target, index) => {
-    if (seen.has(target.platform)) {
-      throw errors.invalid(
-        `targets.${index}.platform`,
-        `${target.platform} is listed twice: one target per platform`,
-      );
-    }
-    seen.add(target.platform);
-    // Stored normalized: the redirect sends it as a Location header, which takes no raw spaces or non-ASCII.
-    return { platform: target.platform, url: httpUrl(`targets.${index}.url`, target.url).href };
-  });
-}
-
-function checkSlug(slug: string): string {
-  if (slug.startsWith('-') || slug.endsWith('-')) {
-    throw errors.invalid('slug', 'slug must not start or end with a hyphen');
-  }
-  if (RESERVED_SLUGS.has(slug)) throw errors.invalid('slug', `"${slug}" is reserved; choose another slug`);
-  return slug;
-}
-
 async function checkReleaseId(
   db: Db,
   workspace: Workspace,
@@ -205,27 +95,7 @@ async function checkReleaseId(
   return release.id;
 }
 
-function slugConflict() {
-  return errors.conflict('This slug is taken; choose another', { field: 'slug' });
-}
-
-/** A new random code; it always has a capital letter, so no slug (lowercase) can ever equal it. */
-function newCode(): string {
-  for (;;) {
-    const code = randomBase62(CODE_LENGTH);
-    if (/[A-Z]/.test(code)) return code;
-  }
-}
-
-/** A code no link has: 62^7 codes make a clash rare, and the unique index still guards the insert. */
-async function freshCode(db: Db): Promise<string> {
-  for (;;) {
-    const code = newCode();
-    if (!(await codeTaken(db, code))) return code;
-  }
-}
-
-function targetRow(link: SmartLinkRow, target: Target, position: number) {
+function targetRow(link: SmartLinkRow, target: SmartLinkTarget, position: number) {
   return { link_id: link.id, label_id: link.label_id, position, platform: target.platform, url: target.url };
 }
 
@@ -275,7 +145,11 @@ export async function createSmartLink(
  * Replaces the targets as a whole: a platform that stays keeps its id and its clicks (its address
  * and place may change), a platform that goes loses its target, a new one starts at zero.
  */
-async function replaceTargets(trx: Db, link: SmartLinkRow, targets: readonly Target[]): Promise<void> {
+async function replaceTargets(
+  trx: Db,
+  link: SmartLinkRow,
+  targets: readonly SmartLinkTarget[],
+): Promise<void> {
   const existing = new Map(
     (await targetsOfLinks(trx, link.label_id, [link.id])).map((target) => [target.platform, target]),
   );
@@ -298,22 +172,6 @@ async function replaceTargets(trx: Db, link: SmartLinkRow, targets: readonly Tar
 function requireAppearance(auth: Authenticated, patch: SmartLinkPatch): void {
   if (APPEARANCE_FIELDS.some((field) => patch[field] !== undefined))
     requireFeature(auth.label, 'link_appearance');
-}
-
-function linkChanges(patch: SmartLinkPatch): Updateable<SmartLinksTable> {
-  const changes: Updateable<SmartLinksTable> = {};
-  if (patch.title !== undefined) changes.title = requireText('title', patch.title);
-  if (patch.artist_name !== undefined) changes.artist_name = requireText('artist_name', patch.artist_name);
-  if (patch.release_date !== undefined)
-    changes.release_date = calendarDate('release_date', patch.release_date);
-  if (patch.slug !== undefined) changes.slug = patch.slug === null ? null : checkSlug(patch.slug);
-  if (patch.theme !== undefined) changes.theme = patch.theme;
-  if (patch.accent !== undefined) changes.accent = patch.accent?.toLowerCase() ?? null;
-  if (patch.cta_text !== undefined)
-    changes.cta_text = patch.cta_text === null ? null : requireText('cta_text', patch.cta_text);
-  if (patch.hide_branding !== undefined) changes.hide_branding = patch.hide_branding ? 1 : 0;
-  if (patch.enabled !== undefined) changes.enabled = patch.enabled ? 1 : 0;
-  return changes;
 }
 
 export async function patchSmartLink(
