@@ -6,19 +6,13 @@ import type {
   preParsingHookHandler,
   preValidationHookHandler,
 } from 'fastify';
-import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/database.ts';
-import { ApiError, errors } from '../../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { ErrorResponse, Id, Nullable, StringEnum, validated } from '../../http/schemas.ts';
 import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
 import { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
-import {
-  type AppliedReport,
-  applyPlatformReports,
-  MAX_DETAIL,
-  type PlatformReport,
-} from './distributor.reports.ts';
+import { MAX_DETAIL } from './distributor.reports.ts';
+import { applySignedReports } from './distributor.service.ts';
 import {
   assertFresh,
   assertSignedBy,
@@ -27,7 +21,6 @@ import {
   SIGNATURE_HEADER,
   SIGNATURE_TOLERANCE_SECONDS,
 } from './distributor.signature.ts';
-import { rememberSignature } from './distributor.store.ts';
 
 export const REPORTS_PATH = '/distributor/v1/reports';
 
@@ -182,33 +175,6 @@ function verifyAndParse(ctx: AppContext, parseJson: FastifyBodyParser<string>): 
       done(error as Error);
     }
   };
-}
-
-/**
- * One transaction: the signature is remembered with the reports it carried, so a batch that is
- * refused leaves no trace and the same signed request can be sent again, while an applied one
- * cannot be replayed.
- */
-async function applySignedReports(
-  ctx: AppContext,
-  signature: DistributorSignature,
-  reports: readonly PlatformReport[],
-): Promise<AppliedReport[]> {
-  const at = isoNow(ctx.clock);
-  return ctx.db.transaction().execute(async (trx: Db) => {
-    if (!(await rememberSignature(trx, signature.v1, at))) {
-      throw errors.conflict(
-        'These reports were already applied: a signature is accepted once; sign a new request',
-      );
-    }
-    return applyPlatformReports(
-      trx,
-      reports,
-      at,
-      'distributor',
-      (index, field) => `reports.${index}.${field}`,
-    );
-  });
 }
 
 /** The signed inbound endpoint of a real distributor, outside /api/v1: it has no API key. */
