@@ -1,8 +1,15 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
-import { errors } from '../../errors.ts';
-import { type AppliedReport, applyPlatformReports, type PlatformReport } from './distributor.reports.ts';
+import { ApiError, errors } from '../../errors.ts';
+import {
+  type AppliedReport,
+  applyPlannedReports,
+  applyPlatformReports,
+  type PlatformReport,
+  type ReportOrigin,
+  type ReportPlan,
+} from './distributor.reports.ts';
 import type { DistributorSignature } from './distributor.signature.ts';
 import { rememberSignature } from './distributor.store.ts';
 
@@ -41,4 +48,27 @@ export async function applyOperatorReport(ctx: AppContext, report: PlatformRepor
     .execute((trx: Db) => applyPlatformReports(trx, [report], at, 'distributor'));
   if (!applied) throw new Error('the report was not applied');
   return applied;
+}
+
+/**
+ * One step of a distributor's own walk (the simulated distributor, a sandbox's timer): the reports
+ * `plan` makes from the release's current platform stages, applied in one transaction. Returns the
+ * reports, or null when the release is gone or was refused (deleted, or no longer at the
+ * distributor): the walk then simply ends.
+ */
+export async function reportFromStages(
+  ctx: AppContext,
+  releaseId: number,
+  origin: ReportOrigin,
+  plan: ReportPlan,
+): Promise<PlatformReport[] | null> {
+  const at = isoNow(ctx.clock);
+  try {
+    return await ctx.db
+      .transaction()
+      .execute((trx: Db) => applyPlannedReports(trx, releaseId, at, origin, plan));
+  } catch (error) {
+    if (error instanceof ApiError) return null;
+    throw error;
+  }
 }
