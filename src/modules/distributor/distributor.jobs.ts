@@ -19,8 +19,8 @@ const REJECTION_DETAILS = [
   'Release date is too close for this platform’s ingestion window',
 ];
 
-/** A fixed draw in [0, 1) per release and platform, so a rerun of a step makes the same choice. */
-function draw(releaseId: number, dsp: PlatformKey): Buffer {
+/** Bytes fixed per release and platform, so a rerun of a step makes the same choices. */
+function choiceBytes(releaseId: number, dsp: PlatformKey): Buffer {
   return createHash('sha256').update(`${releaseId}:${dsp}`).digest();
 }
 
@@ -34,7 +34,7 @@ function nextSimulatedStage(
     case undefined:
       return { stage: 'submitted', detail: null };
     case 'submitted': {
-      const bytes = draw(releaseId, dsp);
+      const bytes = choiceBytes(releaseId, dsp);
       if (bytes.readUInt32BE(0) / 2 ** 32 < rejectRate) {
         return {
           stage: 'rejected',

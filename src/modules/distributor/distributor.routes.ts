@@ -116,7 +116,7 @@ const DESCRIPTION = [
 ].join('\n\n');
 
 /** The endpoint is closed without a secret: nothing could be verified, so it answers as if absent. */
-function secretOf(ctx: AppContext): string {
+function requireSecret(ctx: AppContext): string {
   const secret = ctx.config.distributorSecret;
   if (secret === null) {
     throw new ApiError(
@@ -136,7 +136,7 @@ function signatureOf(request: FastifyRequest): DistributorSignature {
 function checkSignatureHeader(ctx: AppContext): preParsingHookHandler {
   return (request, _reply, payload, done) => {
     try {
-      secretOf(ctx);
+      requireSecret(ctx);
       assertFresh(signatureOf(request), ctx.clock.now());
       done(null, payload);
     } catch (error) {
@@ -156,7 +156,7 @@ function verifyAndParse(ctx: AppContext, parseJson: FastifyBodyParser<string>): 
   return (request, _reply, done) => {
     try {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      assertSignedBy(secretOf(ctx), signatureOf(request), raw);
+      assertSignedBy(requireSecret(ctx), signatureOf(request), raw);
       // Without a content type there is no body to parse: validation says what is missing.
       if (!Buffer.isBuffer(request.body)) {
         done();
