@@ -1,11 +1,6 @@
 import { Command } from 'commander';
-import { isoNow } from '../clock.ts';
-import type { Db } from '../db/database.ts';
-import {
-  type AppliedReport,
-  applyPlatformReports,
-  type PlatformReport,
-} from '../modules/distributor/distributor.reports.ts';
+import type { AppliedReport, PlatformReport } from '../modules/distributor/distributor.reports.ts';
+import { applyOperatorReport } from '../modules/distributor/distributor.service.ts';
 import { parseId, print, type Run } from './output.ts';
 
 interface ReportOptions {
@@ -46,12 +41,7 @@ export function distributorCommand(run: Run): Command {
           detail: opts.detail ?? null,
           url: opts.url ?? null,
         };
-        const at = isoNow(ctx.clock);
-        // The same path as every other report: one transaction, refused as a whole on any problem.
-        const [applied] = await ctx.db
-          .transaction()
-          .execute((trx: Db) => applyPlatformReports(trx, [report], at, 'distributor'));
-        if (!applied) throw new Error('the report was not applied');
+        const applied = await applyOperatorReport(ctx, report);
         print(Boolean(opts.json), { applied }, () => describe(applied));
       }),
     );

@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/database.ts';
-import { ApiError } from '../../errors.ts';
 import { payloadId } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
-import { workspaceOwning } from '../labels/labels.service.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../platforms/platforms.catalog.ts';
-import { findReleaseForUpdate } from '../releases/releases.store.ts';
-import { applyPlatformReports, type PlatformReport, type ReportOrigin } from './distributor.reports.ts';
+import type { PlatformReport } from './distributor.reports.ts';
+import { reportFromStages } from './distributor.service.ts';
 import type { DspStage } from './distributor.stages.ts';
-import { releaseStages } from './distributor.store.ts';
 
 export const SIMULATED_STEP_JOB = 'distributor.simulated.step';
 export const SIMULATED_TAKEDOWN_JOB = 'distributor.simulated.takedown';
@@ -23,8 +19,8 @@ const REJECTION_DETAILS = [
   'Release date is too close for this platform’s ingestion window',
 ];
 
-/** A fixed draw in [0, 1) per release and platform, so a rerun of a step makes the same choice. */
-function draw(releaseId: number, dsp: PlatformKey): Buffer {
+/** Bytes fixed per release and platform, so a rerun of a step makes the same choices. */
+function choiceBytes(releaseId: number, dsp: PlatformKey): Buffer {
   return createHash('sha256').update(`${releaseId}:${dsp}`).digest();
 }
 
@@ -38,7 +34,7 @@ function nextSimulatedStage(
     case undefined:
       return { stage: 'submitted', detail: null };
     case 'submitted': {
-      const bytes = draw(releaseId, dsp);
+      const bytes = choiceBytes(releaseId, dsp);
       if (bytes.readUInt32BE(0) / 2 ** 32 < rejectRate) {
         return {
           stage: 'rejected',
@@ -51,33 +47,6 @@ function nextSimulatedStage(
       return { stage: 'live', detail: null };
     default:
       return null;
-  }
-}
-
-/**
- * Runs `plan` on the release's current platform stages with the release row held, then applies
- * the reports it makes. Returns the reports, or null when the release is gone or was refused
- * (deleted, or no longer at the distributor): the walk then simply ends.
- */
-async function reportFromStages(
-  ctx: AppContext,
-  releaseId: number,
-  origin: ReportOrigin,
-  plan: (stages: ReadonlyMap<string, string>) => PlatformReport[],
-): Promise<PlatformReport[] | null> {
-  const at = ctx.clock.now().toISOString();
-  try {
-    return await ctx.db.transaction().execute(async (trx: Db) => {
-      const workspace = await workspaceOwning(trx, 'releases', releaseId);
-      if (!workspace || !(await findReleaseForUpdate(trx, ctx.dialect, workspace.id, releaseId))) return null;
-      const rows = await releaseStages(trx, workspace.id, releaseId);
-      const reports = plan(new Map(rows.map((row) => [row.dsp, row.stage])));
-      if (reports.length > 0) await applyPlatformReports(trx, reports, at, origin);
-      return reports;
-    });
-  } catch (error) {
-    if (error instanceof ApiError) return null;
-    throw error;
   }
 }
 

@@ -57,6 +57,9 @@ export interface AppliedReport {
  */
 export type ReportOrigin = 'distributor' | 'sandbox';
 
+/** The reports a distributor makes from a release's current platform stages (platform key to stage). */
+export type ReportPlan = (stages: ReadonlyMap<string, string>) => PlatformReport[];
+
 /** Where a report's problem is, for the error's `field`: the inbound endpoint prefixes its index. */
 export type FieldPath = (index: number, field: string) => string;
 
@@ -264,4 +267,23 @@ async function applyOne(
   if (firstLive)
     events.push({ workspace, event: 'release.live', data: { release: eventRelease, upc: row.upc } });
   return { ...unchanged, release_status: status, changed: true };
+}
+
+/**
+ * Runs `plan` on the release's current platform stages with the release row held, then applies
+ * the reports it makes. Returns the reports, or null when the release is gone.
+ */
+export async function applyPlannedReports(
+  trx: Db,
+  releaseId: number,
+  at: string,
+  origin: ReportOrigin,
+  plan: ReportPlan,
+): Promise<PlatformReport[] | null> {
+  const workspace = await workspaceOwning(trx, 'releases', releaseId);
+  if (!workspace || !(await findReleaseForUpdate(trx, dialectOf(trx), workspace.id, releaseId))) return null;
+  const rows = await releaseStages(trx, workspace.id, releaseId);
+  const reports = plan(new Map(rows.map((row) => [row.dsp, row.stage])));
+  if (reports.length > 0) await applyPlatformReports(trx, reports, at, origin);
+  return reports;
 }

@@ -6,19 +6,13 @@ import type {
   preParsingHookHandler,
   preValidationHookHandler,
 } from 'fastify';
-import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/database.ts';
-import { ApiError, errors } from '../../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { ErrorResponse, Id, Nullable, StringEnum, validated } from '../../http/schemas.ts';
 import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
 import { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
-import {
-  type AppliedReport,
-  applyPlatformReports,
-  MAX_DETAIL,
-  type PlatformReport,
-} from './distributor.reports.ts';
+import { MAX_DETAIL } from './distributor.reports.ts';
+import { applySignedReports } from './distributor.service.ts';
 import {
   assertFresh,
   assertSignedBy,
@@ -27,7 +21,6 @@ import {
   SIGNATURE_HEADER,
   SIGNATURE_TOLERANCE_SECONDS,
 } from './distributor.signature.ts';
-import { rememberSignature } from './distributor.store.ts';
 
 export const REPORTS_PATH = '/distributor/v1/reports';
 
@@ -123,7 +116,7 @@ const DESCRIPTION = [
 ].join('\n\n');
 
 /** The endpoint is closed without a secret: nothing could be verified, so it answers as if absent. */
-function secretOf(ctx: AppContext): string {
+function requireSecret(ctx: AppContext): string {
   const secret = ctx.config.distributorSecret;
   if (secret === null) {
     throw new ApiError(
@@ -143,7 +136,7 @@ function signatureOf(request: FastifyRequest): DistributorSignature {
 function checkSignatureHeader(ctx: AppContext): preParsingHookHandler {
   return (request, _reply, payload, done) => {
     try {
-      secretOf(ctx);
+      requireSecret(ctx);
       assertFresh(signatureOf(request), ctx.clock.now());
       done(null, payload);
     } catch (error) {
@@ -163,7 +156,7 @@ function verifyAndParse(ctx: AppContext, parseJson: FastifyBodyParser<string>): 
   return (request, _reply, done) => {
     try {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      assertSignedBy(secretOf(ctx), signatureOf(request), raw);
+      assertSignedBy(requireSecret(ctx), signatureOf(request), raw);
       // Without a content type there is no body to parse: validation says what is missing.
       if (!Buffer.isBuffer(request.body)) {
         done();
@@ -182,33 +175,6 @@ function verifyAndParse(ctx: AppContext, parseJson: FastifyBodyParser<string>): 
       done(error as Error);
     }
   };
-}
-
-/**
- * One transaction: the signature is remembered with the reports it carried, so a batch that is
- * refused leaves no trace and the same signed request can be sent again, while an applied one
- * cannot be replayed.
- */
-async function applySignedReports(
-  ctx: AppContext,
-  signature: DistributorSignature,
-  reports: readonly PlatformReport[],
-): Promise<AppliedReport[]> {
-  const at = isoNow(ctx.clock);
-  return ctx.db.transaction().execute(async (trx: Db) => {
-    if (!(await rememberSignature(trx, signature.v1, at))) {
-      throw errors.conflict(
-        'These reports were already applied: a signature is accepted once; sign a new request',
-      );
-    }
-    return applyPlatformReports(
-      trx,
-      reports,
-      at,
-      'distributor',
-      (index, field) => `reports.${index}.${field}`,
-    );
-  });
 }
 
 /** The signed inbound endpoint of a real distributor, outside /api/v1: it has no API key. */
