@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 
 /** Shared TypeBox schemas: they validate requests, serialize responses and become the OpenAPI document. */
 export const DateTime = Type.String({

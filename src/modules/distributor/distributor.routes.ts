@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type {
   FastifyBodyParser,
   FastifyRequest,
   preParsingHookHandler,
   preValidationHookHandler,
 } from 'fastify';
+import { Type } from 'typebox';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyReply, RouteShorthandOptions } from 'fastify';
+import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { validated } from '../../http/schemas.ts';

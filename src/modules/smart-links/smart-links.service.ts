@@ -1,5 +1,5 @@
-import type { Static } from '@sinclair/typebox';
 import type { Updateable } from 'kysely';
+import type { Static } from 'typebox';
 import { isoNow } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { bindIdempotencyKey } from '../../http/idempotency.ts';

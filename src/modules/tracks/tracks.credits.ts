@@ -1,5 +1,5 @@
-import type { Static, TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import type { Static, TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 import { errors } from '../../errors.ts';
 import { searchKey } from '../../lib/text.ts';
 import { CONTRIBUTOR_ROLES, type ContributorRole, type RoleKind } from '../lookups/lookups.catalog.ts';
