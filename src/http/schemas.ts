@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type TSchema, Type } from 'typebox';
 
 /** Shared TypeBox schemas: they validate requests, serialize responses and become the OpenAPI document. */
 export const DateTime = Type.String({
@@ -10,14 +10,6 @@ export const DateTime = Type.String({
 /** A string enum as JSON Schema `enum`, typed as the union of its values. */
 export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
-
-/**
- * A validated request part as its schema's static type. Fastify's type provider infers request
- * types with TypeBox 1.x, which reads our string enums as `unknown`; validation has already run.
- */
-export function validated<S extends TSchema>(_schema: S, value: unknown): Static<S> {
-  return value as Static<S>;
-}
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 
 /**
  * Upload routes document their binary bodies in the schema but read and judge the stream

@@ -1,5 +1,6 @@
 import AjvCompiler, { type Options as AjvOptions } from '@fastify/ajv-compiler';
-import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import type { Static, TSchema } from 'typebox';
 
 const compilerFromPool = AjvCompiler();
 
@@ -61,3 +62,15 @@ export const buildValidator: BuildValidator = (externalSchemas, options) => {
   };
   return compile as ValidatorCompiler;
 };
+
+/** Whether a value has a schema's shape, narrowing it to the schema's type. */
+export type SchemaCheck = <S extends TSchema>(schema: S, value: unknown) => value is Static<S>;
+
+/**
+ * The app's validator for JSON that no route schema sees (JSON text in a multipart field), so there
+ * is one validator. Compiled as a body part: the value is checked as sent, like a JSON body.
+ */
+export function bodyCheck(request: FastifyRequest): SchemaCheck {
+  return <S extends TSchema>(schema: S, value: unknown): value is Static<S> =>
+    request.compileValidationSchema(schema, 'body')(value);
+}

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
 import { authOf } from '../../http/request-context.ts';
-import { IdParams, validated } from '../../http/schemas.ts';
+import { IdParams } from '../../http/schemas.ts';
 import { PeriodQuery, ReleaseAnalyticsBody, SummaryBody, TrafficBody } from './analytics.schemas.ts';
 import { labelSummary, labelTraffic, releaseAnalytics } from './analytics.service.ts';
 
@@ -20,8 +20,7 @@ export function analyticsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: SummaryBody },
         },
       },
-      async (request) =>
-        labelSummary(ctx, authOf(request).workspace, validated(PeriodQuery, request.query).days ?? 30),
+      async (request) => labelSummary(ctx, authOf(request).workspace, request.query.days ?? 30),
     );
 
     app.get(
@@ -37,8 +36,7 @@ export function analyticsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: TrafficBody },
         },
       },
-      async (request) =>
-        labelTraffic(ctx, authOf(request).workspace, validated(PeriodQuery, request.query).days ?? 30),
+      async (request) => labelTraffic(ctx, authOf(request).workspace, request.query.days ?? 30),
     );
 
     app.get(

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { Nullable, StringEnum } from '../../http/schemas.ts';
 import {
   CalendarDate,

@@ -1,4 +1,4 @@
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, Type } from 'typebox';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
 import { ReleaseListItem } from '../releases/releases.schemas.ts';

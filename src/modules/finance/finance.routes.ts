@@ -3,7 +3,6 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { PageQuery, pageOf, pageResponse } from '../../http/pagination.ts';
 import { authOf } from '../../http/request-context.ts';
-import { validated } from '../../http/schemas.ts';
 import {
   CountriesBody,
   LinesBody,
@@ -107,8 +106,7 @@ export function financeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: PlatformsBody },
         },
       },
-      async (request) =>
-        platformTotals(ctx, readerOf(request), periodRange(validated(PeriodQuery, request.query))),
+      async (request) => platformTotals(ctx, readerOf(request), periodRange(request.query)),
     );
 
     app.get(
@@ -124,8 +122,7 @@ export function financeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: CountriesBody },
         },
       },
-      async (request) =>
-        countryTotals(ctx, readerOf(request), periodRange(validated(PeriodQuery, request.query))),
+      async (request) => countryTotals(ctx, readerOf(request), periodRange(request.query)),
     );
 
     app.get(
@@ -141,8 +138,7 @@ export function financeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: StatementsBody },
         },
       },
-      async (request) =>
-        monthlyStatements(ctx, readerOf(request), periodRange(validated(PeriodQuery, request.query))),
+      async (request) => monthlyStatements(ctx, readerOf(request), periodRange(request.query)),
     );
 
     app.get(
@@ -160,7 +156,7 @@ export function financeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const query = validated(LinesQuery, request.query);
+        const { query } = request;
         const page = pageOf(query);
         const filters = {
           ...periodRange(query),

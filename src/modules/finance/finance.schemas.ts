@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { PageFields, PageQuery } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 import { MONTH_PATTERN } from '../../lib/dates.ts';

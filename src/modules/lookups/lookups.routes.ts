@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { StringEnum } from '../../http/schemas.ts';
 import { CONTRIBUTOR_ROLES, COUNTRIES, GENRES, LANGUAGES } from './lookups.catalog.ts';
 

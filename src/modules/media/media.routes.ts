@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
-import { ErrorResponse, validated } from '../../http/schemas.ts';
+import { ErrorResponse } from '../../http/schemas.ts';
 import { BinaryBody } from '../../http/uploads.ts';
 import { findCoverFile, VARIANT_WIDTHS } from '../covers/covers.files.ts';
 import { openStoredFile } from './media.storage.ts';
@@ -48,7 +48,7 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const { w } = validated(CoverFileQuery, request.query);
+        const { w } = request.query;
         const cover = await findCoverFile(ctx.config.dataDir, request.params.file, w ?? null);
         // Streamed, never held whole; the tag comes from the content hash, so the ETag plugin can
         // answer If-None-Match with 304 without reading the file.

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { Nullable, StringEnum } from '../../http/schemas.ts';
 import { PLAN_KEYS, PLANS, SCOPES } from './plans.catalog.ts';
 import { FeaturesSchema, LimitsSchema } from './plans.schemas.ts';

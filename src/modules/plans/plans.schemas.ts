@@ -1,4 +1,4 @@
-import { type TObject, type TSchema, Type } from '@sinclair/typebox';
+import { type TObject, type TSchema, Type } from 'typebox';
 import { Nullable } from '../../http/schemas.ts';
 import { FEATURE_NAMES, LIMIT_NAMES, USAGE_NAMES } from './plans.catalog.ts';
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { PLATFORMS } from './platforms.catalog.ts';
 
 const PlatformsBody = Type.Object({

@@ -1,4 +1,4 @@
-import type { Static } from '@sinclair/typebox';
+import type { Static } from 'typebox';
 import { errors } from '../../errors.ts';
 import { calendarDate, requireText } from '../../http/fields.ts';
 import { isValidUpc } from '../../lib/gtin.ts';

@@ -1,4 +1,4 @@
-import type { Static } from '@sinclair/typebox';
+import type { Static } from 'typebox';
 import type { Workspace } from '../../db/scope.ts';
 import { coverUrl } from '../covers/covers.urls.ts';
 import { presentTrack, type TrackRow } from '../tracks/tracks.presenter.ts';

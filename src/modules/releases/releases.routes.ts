@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { PageQuery, pageOf, pageResponse } from '../../http/pagination.ts';
 import { authOf } from '../../http/request-context.ts';
-import { ErrorResponse, IdParams, OkBody, validated } from '../../http/schemas.ts';
+import { ErrorResponse, IdParams, OkBody } from '../../http/schemas.ts';
 import {
   CreatedReleaseCard,
   CreateReleaseBody,
@@ -49,13 +49,7 @@ function instantOf(field: string, text: string): string {
   return at.toISOString();
 }
 
-function filterOf(query: {
-  status?: string;
-  artist_id?: number;
-  upc?: string;
-  ids?: string;
-  updated_since?: string;
-}): ReleaseFilter {
+function filterOf(query: Static<typeof ReleaseQuery>): ReleaseFilter {
   return {
     status: query.status,
     artistId: query.artist_id,
@@ -81,7 +75,7 @@ export function releasesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const query = validated(ListQuery, request.query);
+        const { query } = request;
         const page = pageOf(query);
         const { workspace } = authOf(request);
         const result = await releasePage(ctx, workspace, filterOf(query), query.sort ?? '-created_at', page);
@@ -125,7 +119,7 @@ export function releasesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const release = await createRelease(ctx, authOf(request), validated(CreateReleaseBody, request.body));
+        const release = await createRelease(ctx, authOf(request), request.body);
         reply.code(201).header('location', `${ctx.config.baseUrl}/api/v1/releases/${release.id}`);
         return { release };
       },

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
 import { RELEASE_STATUSES } from '../releases/releases.schemas.ts';
 

@@ -1,6 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import type { Readable } from 'node:stream';
+import { Type } from 'typebox';
 import { PageFields, PageQuery } from '../../http/pagination.ts';
-import { Id, Nullable, StringEnum } from '../../http/schemas.ts';
+import { MAX_ID, Nullable, StringEnum } from '../../http/schemas.ts';
 import { RELEASE_STATUSES, ReleaseListItem } from '../releases/releases.schemas.ts';
 import { Track } from '../tracks/tracks.schemas.ts';
 
@@ -19,7 +20,7 @@ export const TrackListQuery = Type.Object({
   release_id: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: Id.maximum,
+      maximum: MAX_ID,
       description: "Tracks of this release, in track order; another label's release is 404",
     }),
   ),
@@ -98,8 +99,8 @@ export const EXPORT_COLUMNS = [
   'language',
 ] as const;
 
-/** The export is written as it is read; the schema is for the OpenAPI document. */
-export const CsvText = Type.Unsafe<string>({
+/** The export is written as it is read (a stream of this text); the schema is for the OpenAPI document. */
+export const CsvText = Type.Unsafe<Readable>({
   type: 'string',
   description: `UTF-8 with a byte-order mark, CRLF line ends, RFC 4180 quoting. Header row: ${EXPORT_COLUMNS.join(',')}`,
   example: `${EXPORT_COLUMNS.join(',')}\r\n12,Night Drive,Mira Vale,single,live,2026-06-01,5012345678900,Pop,1,Night Drive,,USRC17607839,false,en\r\n`,

@@ -1,4 +1,4 @@
-import type { Static } from '@sinclair/typebox';
+import type { Static } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
-import type { FastifyReply, RouteShorthandOptions } from 'fastify';
+import type { FastifyReply, FastifySchema, RouteShorthandOptions } from 'fastify';
+import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
-import { validated } from '../../http/schemas.ts';
 import {
   type LinkPage,
   linkPageSecurityPolicy,
@@ -115,10 +114,12 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const { prefix, host } = pageMount(ctx.config);
   const constraints = host === null ? {} : { constraints: { host } };
   const ownHosts = [new URL(ctx.config.shortLinkBase).hostname, new URL(ctx.config.baseUrl).hostname];
-  const options = (
-    schema: RouteShorthandOptions['schema'],
-    config: RouteShorthandOptions['config'] = {},
-  ): RouteShorthandOptions => ({ ...constraints, schema, config });
+  // Generic in the schema, so that each handler's request is typed from its own schema.
+  const options = <S extends FastifySchema>(schema: S, config: RouteShorthandOptions['config'] = {}) => ({
+    ...constraints,
+    schema,
+    config,
+  });
 
   return async (app) => {
     app.addContentTypeParser(
@@ -139,7 +140,7 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         response: { 200: HtmlPage('The page'), 404: HtmlPage('No enabled link has this address') },
       }),
       async (request, reply) => {
-        const { address } = validated(PageParams, request.params);
+        const { address } = request.params;
         const open = await openAddress(ctx, address);
         if (!open) return notFound(reply);
         if (isPersonVisit(request.method, request.headers)) {
@@ -166,7 +167,7 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       }),
       async (request, reply) => {
-        const { address, platform } = validated(GoParams, request.params);
+        const { address, platform } = request.params;
         const open = await openAddress(ctx, address);
         const target = open?.targets.find((candidate) => candidate.platform === platform);
         if (!open || !target) return notFound(reply);
@@ -188,7 +189,7 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       }),
       async (request, reply) => {
-        const { address } = validated(PageParams, request.params);
+        const { address } = request.params;
         const open = await openAddress(ctx, address);
         if (!open) return notFound(reply);
         return reply.redirect(smartLinkUrl(ctx.config, open.link), 302);
@@ -217,8 +218,8 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         { perAddressPerMinute: PRESAVES_PER_ADDRESS_PER_MINUTE },
       ),
       async (request, reply) => {
-        const { address } = validated(PageParams, request.params);
-        const email = validated(PresaveForm, request.body).email ?? '';
+        const { address } = request.params;
+        const email = request.body.email ?? '';
         const open = await openAddress(ctx, address);
         if (!open) return notFound(reply);
         const outcome = await signUpForPresave(ctx, open.link, email);

@@ -1,4 +1,4 @@
-import type { Static } from '@sinclair/typebox';
+import type { Static } from 'typebox';
 import type { Updateable } from 'kysely';
 import type { SmartLinksTable } from '../../db/schema.ts';
 import { errors } from '../../errors.ts';

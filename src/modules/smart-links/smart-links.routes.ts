@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { PageQuery, pageOf, pageResponse } from '../../http/pagination.ts';
 import { authOf } from '../../http/request-context.ts';
-import { ErrorResponse, IdParams, OkBody, validated } from '../../http/schemas.ts';
+import { ErrorResponse, IdParams, OkBody } from '../../http/schemas.ts';
 import { linkStats } from './link-stats.service.ts';
 import {
   CreateSmartLinkBody,
@@ -42,7 +42,7 @@ export function smartLinksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const query = validated(ListQuery, request.query);
+        const { query } = request;
         const page = pageOf(query);
         const result = await smartLinkPage(
           ctx,
@@ -109,11 +109,7 @@ export function smartLinksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const link = await createSmartLink(
-          ctx,
-          authOf(request),
-          validated(CreateSmartLinkBody, request.body),
-        );
+        const link = await createSmartLink(ctx, authOf(request), request.body);
         reply.code(201).header('location', `${ctx.config.baseUrl}/api/v1/smart-links/${link.id}`);
         return { smart_link: link };
       },
@@ -138,12 +134,7 @@ export function smartLinksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => ({
-        smart_link: await patchSmartLink(
-          ctx,
-          authOf(request),
-          request.params.id,
-          validated(PatchSmartLinkBody, request.body),
-        ),
+        smart_link: await patchSmartLink(ctx, authOf(request), request.params.id, request.body),
       }),
     );
 

@@ -1,4 +1,4 @@
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, Type } from 'typebox';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';

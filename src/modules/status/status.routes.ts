@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
 import { statusReport } from './status.service.ts';

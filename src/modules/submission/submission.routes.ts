@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
 import { authOf } from '../../http/request-context.ts';
-import { ErrorResponse, IdParams, validated } from '../../http/schemas.ts';
+import { ErrorResponse, IdParams } from '../../http/schemas.ts';
 import { SubmitBody, SubmitResponse } from './submission.schemas.ts';
 import { submitRelease } from './submission.service.ts';
 
@@ -33,12 +33,7 @@ export function submissionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const result = await submitRelease(
-          ctx,
-          authOf(request),
-          request.params.id,
-          validated(SubmitBody, request.body),
-        );
+        const result = await submitRelease(ctx, authOf(request), request.params.id, request.body);
         reply.code(202);
         return result;
       },

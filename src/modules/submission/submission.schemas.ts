@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 
 export const SubmitBody = Type.Object({
   confirm_rights: Type.Boolean({

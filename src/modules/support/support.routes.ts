@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { PageQuery, pageOf, pageResponse } from '../../http/pagination.ts';
 import { authOf } from '../../http/request-context.ts';
-import { ErrorResponse, validated } from '../../http/schemas.ts';
+import { ErrorResponse } from '../../http/schemas.ts';
 import {
   CreatedSupportRequest,
   MAX_MESSAGE_LENGTH,
@@ -40,8 +40,7 @@ export function supportRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const body = validated(SupportMessageBody, request.body);
-        const created = await sendSupportMessage(ctx, authOf(request).workspace, body);
+        const created = await sendSupportMessage(ctx, authOf(request).workspace, request.body);
         // No Location: there is no GET of a single request; GET /support/requests lists them.
         reply.code(201);
         return { request: created };

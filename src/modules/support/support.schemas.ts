@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 

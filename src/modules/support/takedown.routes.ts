@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { authOf } from '../../http/request-context.ts';
-import { ErrorResponse, IdParams, validated } from '../../http/schemas.ts';
+import { ErrorResponse, IdParams } from '../../http/schemas.ts';
 import { CreatedSupportRequest, TakedownRequestBody } from './support.schemas.ts';
 import { requestTakedown } from './takedown.service.ts';
 
@@ -37,8 +37,12 @@ export function takedownRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const body = validated(TakedownRequestBody, request.body);
-        const created = await requestTakedown(ctx, authOf(request).workspace, request.params.id, body);
+        const created = await requestTakedown(
+          ctx,
+          authOf(request).workspace,
+          request.params.id,
+          request.body,
+        );
         // No Location: there is no GET of a single request; GET /support/requests lists them.
         reply.code(201);
         return { request: created };

@@ -1,4 +1,4 @@
-import type { Static } from '@sinclair/typebox';
+import type { Static } from 'typebox';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';

@@ -4,14 +4,14 @@ import { countFor } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { getLabel, type LabelRow } from '../labels/labels.service.ts';
 import { enforceLimit, termsOf } from '../plans/plans.service.ts';
-import { isRole, ROLE_NAMES, ROLES } from './team.roles.ts';
+import { isRole, ROLE_NAMES, ROLES, type Role } from './team.roles.ts';
 import { findMemberByLogin, insertMember, listMembers, type MemberRow, memberCount } from './team.store.ts';
 
 export interface MemberView {
   user_id: number;
   login: string;
   name: string;
-  role: string;
+  role: Role;
   role_title: string;
   permissions: string[];
   joined_at: string;
@@ -20,14 +20,14 @@ export interface MemberView {
 
 /** E-mail is stored for the operator but never presented. */
 export function presentMember(member: MemberRow): MemberView {
-  const role = isRole(member.role) ? ROLES[member.role] : ROLES.viewer;
+  const role = isRole(member.role) ? member.role : 'viewer';
   return {
     user_id: member.id,
     login: member.login,
     name: member.name,
-    role: member.role,
-    role_title: role.title,
-    permissions: [...role.permissions],
+    role,
+    role_title: ROLES[role].title,
+    permissions: [...ROLES[role].permissions],
     joined_at: member.joined_at,
     last_seen_at: member.last_seen_at,
   };

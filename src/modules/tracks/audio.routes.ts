@@ -1,14 +1,15 @@
 import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { bindIdempotencyKey } from '../../http/idempotency.ts';
 import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, Id } from '../../http/schemas.ts';
 import { rethrowUnlessBodyFailure } from '../../http/uploads.ts';
+import { bodyCheck } from '../../http/validation.ts';
 import { discardFile } from '../media/media.storage.ts';
 import { FORM_FIELDS } from './tracks.fields.ts';
 import { presentTrack } from './tracks.presenter.ts';
@@ -164,7 +165,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         await assertCanAddTrack(ctx, workspace, releaseId);
         const form = await receiveForm(request, dataDir, CREATE_FIELDS);
         await bindToReceived(request, form.audio, form.fields);
-        const track = await createTrack(ctx, workspace, releaseId, form);
+        const track = await createTrack(ctx, workspace, releaseId, form, bodyCheck(request));
         reply
           .code(201)
           .header('location', `${ctx.config.baseUrl}/api/v1/releases/${releaseId}/tracks/${track.id}`);

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import type { Contributor, Featured, Writer } from './tracks.credits.ts';
-import { trackChanges } from './tracks.fields.ts';
+import { type TrackFieldsInput, trackChanges } from './tracks.fields.ts';
 import { presentTrack, type TrackRow } from './tracks.presenter.ts';
 import { editTrack, getTrack } from './tracks.service.ts';
 import { updateTrackRow } from './tracks.store.ts';
@@ -14,11 +14,7 @@ export interface CreditsView {
   featured: Featured[];
 }
 
-export interface CreditsInput {
-  contributors?: unknown;
-  writers?: unknown;
-  featured?: unknown;
-}
+export type CreditsInput = Pick<TrackFieldsInput, 'contributors' | 'writers' | 'featured'>;
 
 function presentCredits(row: TrackRow, workspace: Workspace): CreditsView {
   const { contributors, writers, featured } = presentTrack(row, workspace);

@@ -1,9 +1,9 @@
-import type { Static, TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import type { Static, TSchema } from 'typebox';
 import { errors } from '../../errors.ts';
+import type { SchemaCheck } from '../../http/validation.ts';
 import { searchKey } from '../../lib/text.ts';
 import { CONTRIBUTOR_ROLES, type ContributorRole, type RoleKind } from '../lookups/lookups.catalog.ts';
-import { ContributorsInput, FeaturedInput, WritersInput } from './tracks.schemas.ts';
+import type { ContributorsInput, FeaturedInput, WritersInput } from './tracks.schemas.ts';
 
 export interface Writer {
   name: string;
@@ -59,12 +59,6 @@ function creditName(field: string, name: string, index: number): string {
   return trimmed;
 }
 
-/** Checks the shape of a value that did not pass through a route schema (multipart JSON text). */
-function checked<T extends TSchema>(field: string, schema: T, value: unknown, shape: string): Static<T> {
-  if (!Value.Check(schema, value)) throw errors.invalid(field, `${field} must be a JSON array of ${shape}`);
-  return value;
-}
-
 /** Parses a multipart text field that carries JSON. */
 export function parseJsonField(field: string, text: string): unknown {
   try {
@@ -74,22 +68,38 @@ export function parseJsonField(field: string, text: string): unknown {
   }
 }
 
-export function normalizeWriters(value: unknown): Writer[] {
-  return checked('writers', WritersInput, value, '{name, roles: [...]}').map((writer, index) => ({
+/**
+ * A credit list sent as JSON text in a multipart field, checked against the schema the JSON routes
+ * take (an empty field is an empty list, as HTML forms send untouched fields).
+ */
+export function formCredits<S extends TSchema>(
+  field: string,
+  text: string,
+  check: SchemaCheck,
+  schema: S,
+  shape: string,
+): Static<S> {
+  const value = text.trim() === '' ? [] : parseJsonField(field, text);
+  if (!check(schema, value)) throw errors.invalid(field, `${field} must be a JSON array of ${shape}`);
+  return value;
+}
+
+export function normalizeWriters(value: Static<typeof WritersInput>): Writer[] {
+  return value.map((writer, index) => ({
     name: creditName('writers', writer.name, index),
     roles: [...new Set(writer.roles.map((role) => canonicalRole('writers', 'writer', role, index)))],
   }));
 }
 
-export function normalizeContributors(value: unknown): Contributor[] {
-  return checked('contributors', ContributorsInput, value, '{name, role}').map((contributor, index) => ({
+export function normalizeContributors(value: Static<typeof ContributorsInput>): Contributor[] {
+  return value.map((contributor, index) => ({
     name: creditName('contributors', contributor.name, index),
     role: canonicalRole('contributors', 'contributor', contributor.role, index),
   }));
 }
 
-export function normalizeFeatured(value: unknown): Featured[] {
-  return checked('featured', FeaturedInput, value, '{name}').map((artist, index) => ({
+export function normalizeFeatured(value: Static<typeof FeaturedInput>): Featured[] {
+  return value.map((artist, index) => ({
     name: creditName('featured', artist.name, index),
   }));
 }

@@ -1,19 +1,29 @@
+import type { Static } from 'typebox';
 import { errors } from '../../errors.ts';
+import type { SchemaCheck } from '../../http/validation.ts';
 import { normalizeIsrc } from '../../lib/isrc.ts';
 import { searchKey } from '../../lib/text.ts';
 import { LANGUAGES } from '../lookups/lookups.catalog.ts';
 import {
+  formCredits,
   normalizeContributors,
   normalizeFeatured,
   normalizeWriters,
   parseJsonField,
 } from './tracks.credits.ts';
 import type { TrackRow } from './tracks.presenter.ts';
-import { AI_ELEMENTS, type AiElement } from './tracks.schemas.ts';
+import {
+  AI_ELEMENTS,
+  type AiElement,
+  ContributorsInput,
+  FeaturedInput,
+  WritersInput,
+} from './tracks.schemas.ts';
 
 /**
- * Track metadata as a client sends it, from JSON (PATCH) or from multipart text fields (POST), before
- * it is checked. A field that is absent is left as it is; for the nullable ones null or '' clears.
+ * Track metadata as a client sends it, from JSON (PATCH) or from multipart text fields (POST): in the
+ * shapes of its schemas, before its values are checked. A field that is absent is left as it is; for
+ * the nullable ones null or '' clears.
  */
 export interface TrackFieldsInput {
   title?: string;
@@ -24,9 +34,9 @@ export interface TrackFieldsInput {
   instrumental?: boolean;
   language?: string | null;
   lyrics?: string | null;
-  writers?: unknown;
-  contributors?: unknown;
-  featured?: unknown;
+  writers?: Static<typeof WritersInput>;
+  contributors?: Static<typeof ContributorsInput>;
+  featured?: Static<typeof FeaturedInput>;
   preview_start_sec?: number | null;
   ai_service?: string | null;
   ai_elements?: readonly string[] | null;
@@ -222,8 +232,11 @@ function formList(field: string, text: string): string[] {
   return parsed;
 }
 
-/** Typed input from multipart text fields: booleans, numbers and JSON arrays parsed, field by field. */
-export function formInput(fields: ReadonlyMap<string, string>): TrackFieldsInput {
+/**
+ * Typed input from multipart text fields: booleans, numbers and JSON arrays parsed, field by field;
+ * the JSON credit lists are checked by `check`, the app's validator, as a JSON body would be.
+ */
+export function formInput(fields: ReadonlyMap<string, string>, check: SchemaCheck): TrackFieldsInput {
   const input: TrackFieldsInput = {};
   for (const [field, text] of fields) {
     switch (field) {
@@ -235,10 +248,13 @@ export function formInput(fields: ReadonlyMap<string, string>): TrackFieldsInput
         input[field] = formNumber(field, text);
         break;
       case 'writers':
+        input.writers = formCredits(field, text, check, WritersInput, '{name, roles: [...]}');
+        break;
       case 'contributors':
+        input.contributors = formCredits(field, text, check, ContributorsInput, '{name, role}');
+        break;
       case 'featured':
-        // An empty form field is an empty list, as HTML forms send untouched fields.
-        input[field] = text.trim() === '' ? [] : parseJsonField(field, text);
+        input.featured = formCredits(field, text, check, FeaturedInput, '{name}');
         break;
       case 'ai_elements':
         input[field] = formList(field, text);

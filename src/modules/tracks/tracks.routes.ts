@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { authOf } from '../../http/request-context.ts';
-import { ErrorResponse, Id, Nullable, OkBody, StringEnum, validated } from '../../http/schemas.ts';
+import { ErrorResponse, Id, Nullable, OkBody, StringEnum } from '../../http/schemas.ts';
 import { audioRoutes } from './audio.routes.ts';
 import { creditsRoutes } from './credits.routes.ts';
 import { lyricsRoutes } from './lyrics.routes.ts';
@@ -87,7 +87,7 @@ export function tracksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request) => {
         const { workspace } = authOf(request);
         const ids = { releaseId: request.params.id, trackId: request.params.trackId };
-        const track = await patchTrack(ctx, workspace, ids, validated(TrackPatchBody, request.body));
+        const track = await patchTrack(ctx, workspace, ids, request.body);
         return { track: presentTrack(track, workspace) };
       },
     );

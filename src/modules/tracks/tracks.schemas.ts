@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 
 export const AI_ELEMENTS = ['vocals', 'instrumentation', 'composition', 'lyrics', 'production'] as const;

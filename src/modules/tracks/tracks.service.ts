@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
+import type { SchemaCheck } from '../../http/validation.ts';
 import { searchKey } from '../../lib/text.ts';
 import { keepUpload, removeUnusedMedia } from '../media/media.cleanup.ts';
 import { discardFile } from '../media/media.storage.ts';
@@ -127,8 +128,8 @@ async function checkAudio(audio: ReceivedAudio, check: (facts: AudioFacts) => vo
   });
 }
 
-function checkedMetadata(form: TrackForm) {
-  const changes = trackChanges(formInput(form.fields));
+function checkedMetadata(form: TrackForm, check: SchemaCheck) {
+  const changes = trackChanges(formInput(form.fields, check));
   const title = changes.title;
   if (title === undefined) throw errors.invalid('title', 'title is required');
   return { ...changes, title, title_key: searchKey(title) };
@@ -139,11 +140,12 @@ export async function createTrack(
   workspace: Workspace,
   releaseId: number,
   form: TrackForm,
+  check: SchemaCheck,
 ): Promise<TrackRow> {
   const audio = form.audio;
   if (!audio)
     throw errors.invalid('audio', 'The audio file is required: WAV or FLAC in the file field audio');
-  const metadata = await orDiscard(audio, () => checkedMetadata(form));
+  const metadata = await orDiscard(audio, () => checkedMetadata(form, check));
   const facts = await checkAudio(audio, (probed) =>
     assertPreviewWithin(metadata.preview_start_sec ?? null, probed.durationSec),
   );

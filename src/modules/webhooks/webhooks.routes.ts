@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { PageQuery, pageOf, pageResponse } from '../../http/pagination.ts';
 import { authOf } from '../../http/request-context.ts';
-import { ErrorResponse, IdParams, OkBody, validated } from '../../http/schemas.ts';
+import { ErrorResponse, IdParams, OkBody } from '../../http/schemas.ts';
 import {
   AttemptListBody,
   CreateWebhookBody,
@@ -86,7 +86,7 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const webhook = await createWebhook(ctx, authOf(request), validated(CreateWebhookBody, request.body));
+        const webhook = await createWebhook(ctx, authOf(request), request.body);
         reply.code(201).header('location', `${ctx.config.baseUrl}/api/v1/webhooks/${webhook.id}`);
         return { webhook };
       },
@@ -106,12 +106,7 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => ({
-        webhook: await patchWebhook(
-          ctx,
-          authOf(request),
-          request.params.id,
-          validated(PatchWebhookBody, request.body),
-        ),
+        webhook: await patchWebhook(ctx, authOf(request), request.params.id, request.body),
       }),
     );
 
@@ -206,12 +201,7 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         reply.code(202);
-        return redeliver(
-          ctx,
-          authOf(request),
-          request.params.id,
-          validated(RedeliverBody, request.body).event_id,
-        );
+        return redeliver(ctx, authOf(request), request.params.id, request.body.event_id);
       },
     );
   };

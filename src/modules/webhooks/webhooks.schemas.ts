@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, MAX_ID, Nullable, StringEnum } from '../../http/schemas.ts';
 import { EVENT_NAMES } from '../events/events.catalog.ts';
