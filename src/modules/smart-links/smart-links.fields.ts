@@ -1,5 +1,5 @@
-import type { Static } from 'typebox';
 import type { Updateable } from 'kysely';
+import type { Static } from 'typebox';
 import type { SmartLinksTable } from '../../db/schema.ts';
 import { errors } from '../../errors.ts';
 import { calendarDate, httpUrl, requireText } from '../../http/fields.ts';
