@@ -129,9 +129,22 @@ export function runLabeldesk(
   });
 }
 
-/** Runs `labeldesk ...args --json`, which must succeed in silence on stderr, and parses what it printed. */
-export async function cliJson<T>(install: Installation, args: readonly string[]): Promise<T> {
-  const exit = await runLabeldesk(install, [...args, '--json']);
+/** `label create --name "My Label" --plan label` as argv: words, or double-quoted text. */
+export function argv(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? '');
+}
+
+/** Runs a command line as an operator types it. */
+export function cli(install: Installation, line: string): Promise<Exit> {
+  return runLabeldesk(install, argv(line));
+}
+
+/**
+ * Runs `labeldesk ...args --json` (args as argv, or as the line an operator types), which must succeed
+ * in silence on stderr, and parses what it printed.
+ */
+export async function cliJson<T>(install: Installation, args: string | readonly string[]): Promise<T> {
+  const exit = await runLabeldesk(install, [...(typeof args === 'string' ? argv(args) : args), '--json']);
   assert.deepEqual({ code: exit.code, stderr: exit.stderr }, { code: 0, stderr: '' }, exit.stdout);
   return JSON.parse(exit.stdout) as T;
 }

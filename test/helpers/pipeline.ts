@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { type FormEntry, multipart, type PcmShape, pcmWav, STEREO_CD } from './audio.ts';
 import { call, type Harness, json } from './harness.ts';
@@ -104,4 +105,33 @@ export async function givenDraft(
     trackIds.push(created.track.id);
   }
   return { releaseId, artistId: artist.artist.id, trackIds };
+}
+
+interface FeedEvent {
+  id: number;
+  event: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+export async function feed(h: Harness, key: string): Promise<FeedEvent[]> {
+  const response = await call(h, 'GET', '/api/v1/events?limit=200', { key });
+  assert.equal(response.statusCode, 200, response.body);
+  return (json(response) as { events: FeedEvent[] }).events;
+}
+
+export async function card(h: Harness, key: string, id: number) {
+  const response = await call(h, 'GET', `/api/v1/releases/${id}`, { key });
+  assert.equal(response.statusCode, 200, response.body);
+  return (json(response) as { release: Record<string, unknown> & { tracks: Array<Record<string, unknown>> } })
+    .release;
+}
+
+export function submit(
+  h: Harness,
+  key: string,
+  id: number,
+  payload: Record<string, unknown> = { confirm_rights: true },
+) {
+  return call(h, 'POST', `/api/v1/releases/${id}/submit`, { key, payload });
 }

@@ -1,10 +1,12 @@
+import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { type Background, createBackground } from '../../src/background.ts';
 import type { Workspace } from '../../src/db/scope.ts';
+import type { RateLimiter } from '../../src/http/rate-limiter.ts';
 import type { EventKind } from '../../src/modules/events/events.catalog.ts';
 import { publish } from '../../src/modules/events/events.service.ts';
-import { call, type Harness, json } from './harness.ts';
-import type { Receiver } from './receiver.ts';
+import { buildHarness, call, type Harness, json } from './harness.ts';
+import type { ReceivedDelivery, Receiver } from './receiver.ts';
 
 /** The harness env that lets deliveries reach a receiver on the loopback address. */
 export const LOOPBACK_RECEIVERS = { WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32' };
@@ -64,4 +66,41 @@ export async function publishEvent(
   const at = h.clock.now().toISOString();
   const view = await h.ctx.db.transaction().execute((trx) => publish(trx, workspace, event, data, at));
   return view.id;
+}
+
+/** A public address (TEST-NET addresses are refused as reserved, so tests name a real one). */
+const PUBLIC_ADDRESS = '93.184.215.14';
+export const HOOK_URL = `https://${PUBLIC_ADDRESS}/hooks`;
+
+/**
+ * A harness whose resolver answers hooks.example.com with a public address and rebound.example.com
+ * with 127.0.0.1, and knows no other name.
+ */
+export async function harness(t: TestContext, limiter?: RateLimiter): Promise<Harness> {
+  return buildHarness(t, {
+    ...(limiter && { limiter }),
+    resolveHost: async (hostname) => {
+      if (hostname === 'hooks.example.com') return [{ address: PUBLIC_ADDRESS, family: 4 }];
+      if (hostname === 'rebound.example.com') return [{ address: '127.0.0.1', family: 4 }];
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    },
+  });
+}
+
+/** A delivery's JSON body as the receiver got it. */
+export interface Body {
+  id: string;
+  event: string;
+  created_at: string;
+  data: Record<string, unknown>;
+  redelivery?: boolean;
+  event_id?: number;
+}
+
+export const bodyOf = (delivery: ReceivedDelivery): Body => JSON.parse(delivery.body) as Body;
+
+export async function deliveryLog(h: Harness, key: string, webhookId: number, query = '') {
+  const response = await call(h, 'GET', `/api/v1/webhooks/${webhookId}/deliveries${query}`, { key });
+  assert.equal(response.statusCode, 200);
+  return { response, body: json(response) as { deliveries: Array<Record<string, unknown>>; total: number } };
 }
