@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
+import { findReleaseForUpdate } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
 import { ApiError } from '../../errors.ts';
 import { payloadId } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import { workspaceOwning } from '../labels/labels.service.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../platforms/platforms.catalog.ts';
-import { findReleaseForUpdate } from '../releases/releases.store.ts';
 import { applyPlatformReports, type PlatformReport, type ReportOrigin } from './distributor.reports.ts';
 import type { DspStage } from './distributor.stages.ts';
 import { releaseStages } from './distributor.store.ts';

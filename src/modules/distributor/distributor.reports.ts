@@ -1,3 +1,4 @@
+import { findReleaseForUpdate, insertHistory, updateRelease } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
 import { dialectOf } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
@@ -13,13 +14,7 @@ import {
 } from '../platforms/platforms.catalog.ts';
 import { parseJson, presentEventRelease } from '../releases/releases.presenter.ts';
 import { DSP_STAGES } from '../releases/releases.schemas.ts';
-import {
-  findReleaseForUpdate,
-  findReleaseListRow,
-  insertHistory,
-  type ReleaseListRow,
-  updateRelease,
-} from '../releases/releases.store.ts';
+import { findReleaseListRow, type ReleaseListRow } from '../releases/releases.store.ts';
 import { DISTRIBUTOR_LAST_EVENT_MARK } from '../status/status.service.ts';
 import { stampMark } from '../status/status.store.ts';
 import { completeTakedownRequests } from '../support/support.store.ts';

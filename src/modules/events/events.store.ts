@@ -1,9 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
+import { shareLockLabel } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { dialectOf } from '../../db/portable.ts';
 import type { EventsTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
-import { shareLockLabel } from '../labels/labels.store.ts';
 
 export type EventRow = Selectable<EventsTable>;
 

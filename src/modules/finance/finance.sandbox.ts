@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context.ts';
+import { lockLabel } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { divideRounded } from '../../lib/money.ts';
 import { seededRandom } from '../../lib/random.ts';
-import { lockLabel } from '../labels/labels.store.ts';
 import type { Terms } from '../plans/plans.service.ts';
 import { payoutOf } from './finance.money.ts';
 import {

@@ -1,9 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
+import type { LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import type { ApiKeysTable } from '../../db/schema.ts';
 import { type LabelCount, ownedBy } from '../../db/scope.ts';
-import type { LabelRow } from '../labels/labels.store.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 

@@ -1,21 +1,13 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import { findLabel, type LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { type AddressedTable, ownerOf, type Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { slugify } from '../../lib/slug.ts';
 import { isLimitName, isPlanKey, type LimitName, PLAN_KEYS, type PlanKey } from '../plans/plans.catalog.ts';
-import {
-  findLabel,
-  findSandboxOf,
-  insertLabel,
-  type LabelRow,
-  listLabels,
-  slugTaken,
-  updateLabelRow,
-} from './labels.store.ts';
+import { findSandboxOf, insertLabel, listLabels, slugTaken, updateLabelRow } from './labels.store.ts';
 
-export type { LabelRow } from './labels.store.ts';
 export { findSandboxOf } from './labels.store.ts';
 
 export interface LabelView {

@@ -1,4 +1,12 @@
 import type { AppContext } from '../../context.ts';
+import {
+  findRelease,
+  findReleaseForUpdate,
+  insertHistory,
+  type ReleaseRow,
+  updateRelease,
+} from '../../core/releases.ts';
+import { listReleaseTracks } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { ApiError, errors } from '../../errors.ts';
@@ -9,16 +17,7 @@ import type { EventKind } from '../events/events.catalog.ts';
 import { publish } from '../events/events.service.ts';
 import { workspaceOwning } from '../labels/labels.service.ts';
 import { presentEventRelease } from '../releases/releases.presenter.ts';
-import {
-  findRelease,
-  findReleaseForUpdate,
-  findReleaseListRow,
-  insertHistory,
-  listReleasesAwaitingReview,
-  listReleaseTracks,
-  type ReleaseRow,
-  updateRelease,
-} from '../releases/releases.store.ts';
+import { findReleaseListRow, listReleasesAwaitingReview } from '../releases/releases.store.ts';
 import { assignIdentifiers } from '../submission/submission.identifiers.ts';
 import { automatedChecks, type Finding } from './moderation.checks.ts';
 

@@ -1,7 +1,8 @@
+import type { LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { readCache } from '../../db/read-cache.ts';
 import { errors } from '../../errors.ts';
-import { type LabelRow, parseLimitOverrides, planOf } from '../labels/labels.service.ts';
+import { parseLimitOverrides, planOf } from '../labels/labels.service.ts';
 import {
   cheapestPlanWithFeature,
   type FeatureName,

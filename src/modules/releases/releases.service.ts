@@ -1,6 +1,16 @@
 import type { Static } from '@sinclair/typebox';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import { findArtistRow } from '../../core/artists.ts';
+import { lockLabel } from '../../core/labels.ts';
+import {
+  findRelease,
+  findReleaseByUpc,
+  insertHistory,
+  type ReleaseRow,
+  updateRelease,
+} from '../../core/releases.ts';
+import { listReleaseTracks } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
@@ -9,9 +19,7 @@ import { calendarDate, requireText } from '../../http/fields.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { isValidUpc } from '../../lib/gtin.ts';
 import { searchKey } from '../../lib/text.ts';
-import { findArtistRow } from '../artists/artists.store.ts';
 import type { Authenticated } from '../keys/keys.service.ts';
-import { lockLabel } from '../labels/labels.store.ts';
 import { COUNTRIES, GENRES } from '../lookups/lookups.catalog.ts';
 import { removeUnusedMedia } from '../media/media.cleanup.ts';
 import { enforceLimit } from '../plans/plans.service.ts';
@@ -26,18 +34,12 @@ import {
 import type { CreateReleaseBody, PatchReleaseBody, ReleaseSort } from './releases.schemas.ts';
 import {
   deleteRelease,
-  findRelease,
-  findReleaseByUpc,
   findReleaseListRow,
-  insertHistory,
   insertRelease,
   listDspStatuses,
   listHistory,
   listReleases,
-  listReleaseTracks,
   type ReleaseFilter,
-  type ReleaseRow,
-  updateRelease,
 } from './releases.store.ts';
 
 /** The release in the caller's workspace, or 404 (also for another label's id). */

@@ -3,6 +3,9 @@ import type { Updateable } from 'kysely';
 import { isoNow } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
+import { findArtistRow } from '../../core/artists.ts';
+import { lockLabel } from '../../core/labels.ts';
+import { findRelease, findReleaseByUpc } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/portable.ts';
 import type { SmartLinksTable } from '../../db/schema.ts';
@@ -13,14 +16,11 @@ import type { PageRequest } from '../../http/pagination.ts';
 import { utcDay } from '../../lib/dates.ts';
 import { randomBase62 } from '../../lib/random.ts';
 import { searchKey } from '../../lib/text.ts';
-import { findArtistRow } from '../artists/artists.store.ts';
 import { coverUrl } from '../covers/covers.urls.ts';
 import type { Authenticated } from '../keys/keys.service.ts';
-import { lockLabel } from '../labels/labels.store.ts';
 import { enforceLimit, requireFeature } from '../plans/plans.service.ts';
 import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
 import { parseJson } from '../releases/releases.presenter.ts';
-import { findRelease, findReleaseByUpc } from '../releases/releases.store.ts';
 import {
   APPEARANCE_FIELDS,
   type CreateSmartLinkBody,

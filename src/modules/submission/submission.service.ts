@@ -1,5 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { insertHistory, type ReleaseRow, updateRelease } from '../../core/releases.ts';
+import { listReleaseTracks, type TrackRow } from '../../core/tracks.ts';
 import { errors } from '../../errors.ts';
 import type { Authenticated } from '../keys/keys.service.ts';
 import { contributorsMissing } from '../moderation/moderation.rules.ts';
@@ -11,13 +13,6 @@ import {
   type StepEvent,
 } from '../moderation/moderation.service.ts';
 import { changeRelease } from '../releases/releases.service.ts';
-import {
-  insertHistory,
-  listReleaseTracks,
-  type ReleaseRow,
-  updateRelease,
-} from '../releases/releases.store.ts';
-import type { TrackRow } from '../tracks/tracks.presenter.ts';
 import { MAX_SINGLE_TRACKS } from '../tracks/tracks.service.ts';
 import type { SubmitBody, SubmitResponse } from './submission.schemas.ts';
 

@@ -1,8 +1,9 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import type { LabelRow } from '../../core/labels.ts';
 import { countFor } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import { getLabel, type LabelRow } from '../labels/labels.service.ts';
+import { getLabel } from '../labels/labels.service.ts';
 import { enforceLimit, termsOf } from '../plans/plans.service.ts';
 import { isRole, ROLE_NAMES, ROLES } from './team.roles.ts';
 import { findMemberByLogin, insertMember, listMembers, type MemberRow, memberCount } from './team.store.ts';

@@ -1,3 +1,4 @@
+import type { TrackRow } from '../../core/tracks.ts';
 import { errors } from '../../errors.ts';
 import { normalizeIsrc } from '../../lib/isrc.ts';
 import { searchKey } from '../../lib/text.ts';
@@ -8,7 +9,6 @@ import {
   normalizeWriters,
   parseJsonField,
 } from './tracks.credits.ts';
-import type { TrackRow } from './tracks.presenter.ts';
 import { AI_ELEMENTS, type AiElement } from './tracks.schemas.ts';
 
 /**
