@@ -2,7 +2,7 @@ import type { Insertable, Updateable } from 'kysely';
 import type { ArtistRow } from '../../core/artists.ts';
 import type { Db } from '../../db/database.ts';
 import type { ArtistsTable } from '../../db/schema.ts';
-import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import { ownedBy } from '../../db/scope.ts';
 import { keyContains } from '../../db/text-search.ts';
 
 export type ArtistWithCount = ArtistRow & { releases_count: number };
@@ -105,9 +105,3 @@ export async function updateArtist(
     .where('id', '=', id)
     .execute();
 }
-
-export const artistCount: LabelCount = (eb, labelId) =>
-  eb
-    .selectFrom('artists')
-    .select((inner) => inner.fn.countAll().as('n'))
-    .where(ownedBy('artists', labelId));

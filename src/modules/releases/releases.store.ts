@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import type { ReleaseRow } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
 import type { ReleasesTable } from '../../db/schema.ts';
-import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import { ownedBy } from '../../db/scope.ts';
 import type { ReleaseSort } from './releases.schemas.ts';
 
 export async function insertRelease(db: Db, row: Insertable<ReleasesTable>): Promise<ReleaseRow> {
@@ -162,13 +162,6 @@ export async function listHistory(db: Db, workspaceId: number, releaseId: number
 export async function deleteRelease(db: Db, workspaceId: number, id: number): Promise<void> {
   await db.deleteFrom('releases').where(ownedBy('releases', workspaceId)).where('id', '=', id).execute();
 }
-
-/** Every release of the workspace, drafts included, from the counters of migration 0004. */
-export const releaseCount: LabelCount = (eb, labelId) =>
-  eb
-    .selectFrom('release_counts')
-    .select((inner) => inner.fn.coalesce(inner.fn.sum<number | string>('n'), inner.val(0)).as('n'))
-    .where(ownedBy('release_counts', labelId));
 
 /** How many of the workspace's releases are in each status (statuses with none are absent). */
 export async function releaseCountsByStatus(db: Db, workspaceId: number): Promise<Map<string, number>> {

@@ -1,12 +1,12 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
-import { countFor } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { getLabel } from '../labels/labels.service.ts';
 import { enforceLimit, termsOf } from '../plans/plans.service.ts';
+import { countUsage } from '../plans/plans.store.ts';
 import { isRole, ROLE_NAMES, ROLES } from './team.roles.ts';
-import { findMemberByLogin, insertMember, listMembers, type MemberRow, memberCount } from './team.store.ts';
+import { findMemberByLogin, insertMember, listMembers, type MemberRow } from './team.store.ts';
 
 export interface MemberView {
   user_id: number;
@@ -68,7 +68,7 @@ export async function listTeam(
 ): Promise<{ members: MemberView[]; total: number; seats: { used: number; max: number | null } }> {
   const [members, total] = await Promise.all([
     listMembers(ctx.db, label.id, page),
-    countFor(ctx.db, memberCount, label.id),
+    countUsage(ctx.db, 'members', label.id),
   ]);
   return {
     members: members.map(presentMember),

@@ -1,19 +1,13 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { WebhookAttemptsTable, WebhooksTable } from '../../db/schema.ts';
-import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import { ownedBy } from '../../db/scope.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
 /** Webhooks fail this many times in a row before they are switched off. */
 const FAILURES_BEFORE_DISABLING = 20;
-
-export const webhookCount: LabelCount = (eb, labelId) =>
-  eb
-    .selectFrom('webhooks')
-    .select((count) => count.fn.countAll<number>().as('n'))
-    .where(ownedBy('webhooks', labelId));
 
 export async function webhooksOfLabel(db: Db, labelId: number): Promise<WebhookRow[]> {
   return db.selectFrom('webhooks').selectAll().where(ownedBy('webhooks', labelId)).orderBy('id').execute();
