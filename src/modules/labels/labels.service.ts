@@ -6,6 +6,7 @@ import { type AddressedTable, ownerOf, type Workspace } from '../../db/scope.ts'
 import { errors } from '../../errors.ts';
 import { slugify } from '../../lib/slug.ts';
 import { isLimitName, isPlanKey, type LimitName, PLAN_KEYS, type PlanKey } from '../plans/plans.catalog.ts';
+import { parseLimitOverrides, planOf } from '../plans/plans.service.ts';
 import { findSandboxOf, insertLabel, listLabels, slugTaken, updateLabelRow } from './labels.store.ts';
 
 export { findSandboxOf } from './labels.store.ts';
@@ -19,21 +20,6 @@ export interface LabelView {
   limit_overrides: Partial<Record<LimitName, number | null>>;
   commission_override: number | null;
   created_at: string;
-}
-
-export function parseLimitOverrides(json: string): Partial<Record<LimitName, number | null>> {
-  const parsed: unknown = JSON.parse(json);
-  const overrides: Partial<Record<LimitName, number | null>> = {};
-  if (parsed && typeof parsed === 'object') {
-    for (const [name, value] of Object.entries(parsed)) {
-      if (isLimitName(name) && (value === null || typeof value === 'number')) overrides[name] = value;
-    }
-  }
-  return overrides;
-}
-
-export function planOf(label: LabelRow): PlanKey {
-  return isPlanKey(label.plan) ? label.plan : 'start';
 }
 
 export function presentLabel(label: LabelRow): LabelView {

@@ -2,13 +2,16 @@ import type { LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { readCache } from '../../db/read-cache.ts';
 import { errors } from '../../errors.ts';
-import { parseLimitOverrides, planOf } from '../labels/labels.service.ts';
 import {
   cheapestPlanWithFeature,
   type FeatureName,
+  isLimitName,
+  isPlanKey,
+  type LimitName,
   type Limits,
   PLANS,
   type Plan,
+  type PlanKey,
   planRaisingLimit,
   USAGE_NAMES,
   type UsageName,
@@ -23,6 +26,21 @@ export interface Terms {
 }
 
 export type Usage = Record<UsageName, number>;
+
+export function parseLimitOverrides(json: string): Partial<Record<LimitName, number | null>> {
+  const parsed: unknown = JSON.parse(json);
+  const overrides: Partial<Record<LimitName, number | null>> = {};
+  if (parsed && typeof parsed === 'object') {
+    for (const [name, value] of Object.entries(parsed)) {
+      if (isLimitName(name) && (value === null || typeof value === 'number')) overrides[name] = value;
+    }
+  }
+  return overrides;
+}
+
+export function planOf(label: LabelRow): PlanKey {
+  return isPlanKey(label.plan) ? label.plan : 'start';
+}
 
 export function termsOf(label: LabelRow): Terms {
   const plan = PLANS[planOf(label)];
