@@ -18,8 +18,8 @@ import { publish } from '../events/events.service.ts';
 import { workspaceOwning } from '../labels/labels.service.ts';
 import { presentEventRelease } from '../releases/releases.presenter.ts';
 import { findReleaseListRow, listReleasesAwaitingReview } from '../releases/releases.store.ts';
-import { assignIdentifiers } from '../submission/submission.identifiers.ts';
 import { automatedChecks, type Finding } from './moderation.checks.ts';
+import { assignIdentifiers } from './moderation.identifiers.ts';
 
 export const MODERATION_JOB = 'moderation.review';
 

@@ -6,7 +6,7 @@ import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { ean13 } from '../../lib/gtin.ts';
 import { composeIsrc, MAX_ISRC_DESIGNATION } from '../../lib/isrc.ts';
-import { isrcInUse, setTrackIsrc, upcInUse } from './submission.store.ts';
+import { isrcInUse, setTrackIsrc, upcInUse } from './moderation.store.ts';
 
 /**
  * GS1 prefix 200 is "restricted circulation": such numbers never name a trade item in a store,
