@@ -17,7 +17,6 @@ import { DSP_STAGES } from '../releases/releases.schemas.ts';
 import { findReleaseListRow, type ReleaseListRow } from '../releases/releases.store.ts';
 import { DISTRIBUTOR_LAST_EVENT_MARK } from '../status/status.service.ts';
 import { stampMark } from '../status/status.store.ts';
-import { completeTakedownRequests } from '../support/support.store.ts';
 import {
   AT_DISTRIBUTOR,
   canMove,
@@ -25,7 +24,7 @@ import {
   type ReleaseStatus,
   statusFromStages,
 } from './distributor.stages.ts';
-import { releaseStages, upsertDspStatus } from './distributor.store.ts';
+import { completeTakedownRequests, releaseStages, upsertDspStatus } from './distributor.store.ts';
 
 /** One platform's news about one release, as a distributor sends it. */
 export interface PlatformReport {
