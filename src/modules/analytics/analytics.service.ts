@@ -1,12 +1,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { loadRelease } from '../../core/releases.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { addDays, daysBetween, utcDay } from '../../lib/dates.ts';
 import { percent } from '../../lib/percent.ts';
 import type { DspStage } from '../distributor/distributor.stages.ts';
 import { parseJson, presentDspStatuses } from '../releases/releases.presenter.ts';
 import { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
-import { loadRelease } from '../releases/releases.service.ts';
 import { listDspStatuses, releaseCountsByStatus } from '../releases/releases.store.ts';
 import type { Device } from '../smart-links/link-pages.visitor.ts';
 import { dailySeries, ranked } from '../smart-links/link-stats.service.ts';

@@ -1,10 +1,15 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
-import { type ReleaseRow, updateRelease } from '../../core/releases.ts';
+import {
+  assertDraft,
+  changeRelease,
+  loadRelease,
+  type ReleaseRow,
+  updateRelease,
+} from '../../core/releases.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { keepUpload, removeUnusedMedia } from '../media/media.cleanup.ts';
 import { discardFile, type ReceivedFile, receiveToTemp } from '../media/media.storage.ts';
-import { assertDraft, changeRelease, loadRelease } from '../releases/releases.service.ts';
 import { type CoverImage, inspectCover } from './covers.image.ts';
 import { type CoverFormat, isCoverFormat } from './covers.urls.ts';
 

@@ -4,10 +4,12 @@ import type { AppContext } from '../../context.ts';
 import { findArtistRow } from '../../core/artists.ts';
 import { lockLabel } from '../../core/labels.ts';
 import {
-  findRelease,
+  assertDraft,
   findReleaseByUpc,
   insertHistory,
+  loadRelease,
   type ReleaseRow,
+  touchRelease,
   updateRelease,
 } from '../../core/releases.ts';
 import { listReleaseTracks } from '../../core/tracks.ts';
@@ -41,50 +43,6 @@ import {
   listReleases,
   type ReleaseFilter,
 } from './releases.store.ts';
-
-/** The release in the caller's workspace, or 404 (also for another label's id). */
-export async function loadRelease(db: Db, workspace: Workspace, id: number): Promise<ReleaseRow> {
-  const release = await findRelease(db, workspace.id, id);
-  if (!release) throw errors.notFound('Release');
-  return release;
-}
-
-/** 409 `conflict` unless the release is still a draft. */
-export function assertDraft(release: ReleaseRow, action: string): void {
-  if (release.status !== 'draft') {
-    throw errors.conflict(
-      `${action} is only possible while the release is a draft (it is ${release.status})`,
-    );
-  }
-}
-
-/** Track, cover and credit changes change the release too: `updated_since` must find it. */
-export async function touchRelease(
-  db: Db,
-  workspace: Workspace,
-  releaseId: number,
-  at: string,
-): Promise<void> {
-  await updateRelease(db, workspace.id, releaseId, { updated_at: at });
-}
-
-/**
- * Runs `change` in a transaction that first marks the release as changed. Updating the release row
- * first also makes concurrent changes of one release wait for each other (a row lock on PostgreSQL;
- * SQLite runs one transaction at a time), so the state read after it is still true at commit.
- */
-export async function changeRelease<T>(
-  ctx: AppContext,
-  workspace: Workspace,
-  releaseId: number,
-  change: (trx: Db, release: ReleaseRow, at: string) => Promise<T>,
-): Promise<T> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const at = isoNow(ctx.clock);
-    await touchRelease(trx, workspace, releaseId, at);
-    return change(trx, await loadRelease(trx, workspace, releaseId), at);
-  });
-}
 
 export async function releaseCard(
   ctx: AppContext,

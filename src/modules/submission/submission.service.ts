@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
-import { insertHistory, type ReleaseRow, updateRelease } from '../../core/releases.ts';
+import { changeRelease, insertHistory, type ReleaseRow, updateRelease } from '../../core/releases.ts';
 import { listReleaseTracks, type TrackRow } from '../../core/tracks.ts';
 import { errors } from '../../errors.ts';
 import type { Authenticated } from '../keys/keys.service.ts';
@@ -12,7 +12,6 @@ import {
   queueReview,
   type StepEvent,
 } from '../moderation/moderation.service.ts';
-import { changeRelease } from '../releases/releases.service.ts';
 import { MAX_SINGLE_TRACKS } from '../tracks/tracks.service.ts';
 import type { SubmitBody, SubmitResponse } from './submission.schemas.ts';
 

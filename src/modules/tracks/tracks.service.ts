@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import type { ReleaseRow } from '../../core/releases.ts';
+import { assertDraft, changeRelease, loadRelease, type ReleaseRow } from '../../core/releases.ts';
 import type { TrackRow } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
@@ -7,7 +7,6 @@ import { errors } from '../../errors.ts';
 import { searchKey } from '../../lib/text.ts';
 import { keepUpload, removeUnusedMedia } from '../media/media.cleanup.ts';
 import { discardFile } from '../media/media.storage.ts';
-import { assertDraft, changeRelease, loadRelease } from '../releases/releases.service.ts';
 import { type AudioFacts, probeAudio } from './tracks.audio.ts';
 import { assertPreviewWithin, formInput, type TrackFieldsInput, trackChanges } from './tracks.fields.ts';
 import {
