@@ -17,13 +17,13 @@ import { textInputPlugin } from './http/text-input.ts';
 import { buildValidator } from './http/validation.ts';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
 import { artistsRoutes } from './modules/artists/artists.routes.ts';
+import { coverFilesRoutes } from './modules/covers/cover-files.routes.ts';
 import { coversRoutes } from './modules/covers/covers.routes.ts';
 import { distributorRoutes } from './modules/distributor/distributor.routes.ts';
 import { eventsRoutes } from './modules/events/events.routes.ts';
 import { financeRoutes } from './modules/finance/finance.routes.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
 import { lookupsRoutes } from './modules/lookups/lookups.routes.ts';
-import { mediaRoutes } from './modules/media/media.routes.ts';
 import { plansRoutes } from './modules/plans/plans.routes.ts';
 import { platformsRoutes } from './modules/platforms/platforms.routes.ts';
 import { releasesRoutes } from './modules/releases/releases.routes.ts';
@@ -109,7 +109,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
     },
     { prefix: '/api/v1' },
   );
-  await app.register(mediaRoutes(ctx));
+  await app.register(coverFilesRoutes(ctx));
   await app.register(linkPagesRoutes(ctx));
   await app.register(distributorRoutes(ctx));
   return app;
