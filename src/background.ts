@@ -10,12 +10,12 @@ import {
   simulatedTakedownHandler,
 } from './modules/distributor/distributor.jobs.ts';
 import { pruneReportSignatures } from './modules/distributor/distributor.signature.ts';
+import { DELIVERY_JOB } from './modules/events/events.fanout.ts';
 import { EVENT_RETENTION_MS, pruneExpiredEvents } from './modules/events/events.service.ts';
 import { MEDIA_COLLECT_JOB, mediaCollectionHandler } from './modules/media/media.cleanup.ts';
 import { closeAudioAnalysis } from './modules/moderation/moderation.pool.ts';
 import { MODERATION_JOB, reviewHandler } from './modules/moderation/moderation.service.ts';
 import { deliveryHandler } from './modules/webhooks/webhooks.delivery.ts';
-import { DELIVERY_JOB } from './modules/webhooks/webhooks.fanout.ts';
 import { createWebhookSender } from './modules/webhooks/webhooks.sender.ts';
 import { deleteAttemptsBefore } from './modules/webhooks/webhooks.store.ts';
 
