@@ -5,7 +5,7 @@ import {
   type AppliedReport,
   applyPlatformReports,
   type PlatformReport,
-} from '../modules/distributor/distributor.reports.ts';
+} from '../modules/distributor/index.ts';
 import { parseId, print, type Run } from './output.ts';
 
 interface ReportOptions {

@@ -1,15 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import {
+  createWithdrawal,
   type ImportReport,
   importStatement,
-  unmatchedLines,
-} from '../modules/finance/royalty-import.service.ts';
-import {
-  createWithdrawal,
   moveWithdrawal,
+  unmatchedLines,
   type WithdrawalOutcome,
-} from '../modules/finance/withdrawals.service.ts';
+} from '../modules/finance/index.ts';
 import { parseId, print, type Run } from './output.ts';
 
 async function readStatementFile(path: string): Promise<Uint8Array> {

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { ErrorResponse, validated } from '../../http/schemas.ts';
 import { BinaryBody } from '../../http/uploads.ts';
-import { openStoredFile } from '../media/media.storage.ts';
+import { openStoredFile } from '../media/index.ts';
 import { findCoverFile, VARIANT_WIDTHS } from './covers.files.ts';
 
 const CoverFileParams = Type.Object({

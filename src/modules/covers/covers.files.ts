@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import sharp from 'sharp';
 import type { CoverFormat } from '../../core/covers.ts';
 import { errors } from '../../errors.ts';
-import { fileExists, mediaPath, newTempPath, variantPath } from '../media/media.storage.ts';
+import { fileExists, mediaPath, newTempPath, variantPath } from '../media/index.ts';
 import { renderVariant } from './covers.image.ts';
 
 /**

@@ -7,7 +7,7 @@ import { bindIdempotencyKey } from '../../http/idempotency.ts';
 import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, IdParams } from '../../http/schemas.ts';
 import { BinaryBody, rethrowUnlessBodyFailure } from '../../http/uploads.ts';
-import type { ReceivedFile } from '../media/media.storage.ts';
+import type { ReceivedFile } from '../media/index.ts';
 import { MIN_COVER_SIDE } from './covers.image.ts';
 import { MAX_COVER_BYTES, replaceCover } from './covers.service.ts';
 import { COVER_FIELD, IMAGE_TYPES, MULTIPART_LIMITS, uploadOf } from './covers.upload.ts';

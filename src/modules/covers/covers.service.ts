@@ -9,8 +9,13 @@ import {
   updateRelease,
 } from '../../core/releases.ts';
 import type { Workspace } from '../../db/scope.ts';
-import { keepUpload, removeUnusedMedia } from '../media/media.cleanup.ts';
-import { discardFile, type ReceivedFile, receiveToTemp } from '../media/media.storage.ts';
+import {
+  discardFile,
+  keepUpload,
+  type ReceivedFile,
+  receiveToTemp,
+  removeUnusedMedia,
+} from '../media/index.ts';
 import { type CoverImage, inspectCover } from './covers.image.ts';
 
 /** Larger uploads are refused with 413 (the spec sets no size; a 3000x3000 JPEG is usually 2 to 6 MB). */

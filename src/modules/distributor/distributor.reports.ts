@@ -3,20 +3,17 @@ import type { Db } from '../../db/database.ts';
 import { dialectOf } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import type { EventKind } from '../events/events.catalog.ts';
-import { publish } from '../events/events.service.ts';
-import { workspaceOwning } from '../labels/labels.service.ts';
+import { type EventKind, publish } from '../events/index.ts';
+import { workspaceOwning } from '../labels/index.ts';
+import { isPlatformKey, type PlatformKey, platformName, platformSearchUrl } from '../platforms/index.ts';
 import {
-  isPlatformKey,
-  type PlatformKey,
-  platformName,
-  platformSearchUrl,
-} from '../platforms/platforms.catalog.ts';
-import { parseJson, presentEventRelease } from '../releases/releases.presenter.ts';
-import { DSP_STAGES } from '../releases/releases.schemas.ts';
-import { findReleaseListRow, type ReleaseListRow } from '../releases/releases.store.ts';
-import { DISTRIBUTOR_LAST_EVENT_MARK } from '../status/status.service.ts';
-import { stampMark } from '../status/status.store.ts';
+  DSP_STAGES,
+  findReleaseListRow,
+  parseJson,
+  presentEventRelease,
+  type ReleaseListRow,
+} from '../releases/index.ts';
+import { DISTRIBUTOR_LAST_EVENT_MARK, stampMark } from '../status/index.ts';
 import {
   AT_DISTRIBUTOR,
   canMove,

@@ -11,8 +11,8 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import { ApiError, errors } from '../../errors.ts';
 import { ErrorResponse, Id, Nullable, StringEnum, validated } from '../../http/schemas.ts';
-import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
-import { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
+import { PLATFORM_KEYS } from '../platforms/index.ts';
+import { DSP_STAGES, RELEASE_STATUSES } from '../releases/index.ts';
 import {
   type AppliedReport,
   applyPlatformReports,

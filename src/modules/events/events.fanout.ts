@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { WebhooksTable } from '../../db/schema.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import { isPlanKey, PLANS } from '../plans/plans.catalog.ts';
+import { isPlanKey, PLANS } from '../plans/index.ts';
 import { activeWebhooksOfLabel, labelOfWebhook } from './events.store.ts';
 
 /*

@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { divideRounded } from '../../lib/money.ts';
 import { seededRandom } from '../../lib/random.ts';
-import type { Terms } from '../plans/plans.service.ts';
+import type { Terms } from '../plans/index.ts';
 import { payoutOf } from './finance.money.ts';
 import {
   firstSellables,

@@ -7,9 +7,9 @@ import type { PageRequest } from '../../http/pagination.ts';
 import { isMonth } from '../../lib/dates.ts';
 import { centsOfMicros, dollars, dollarsOfMicros } from '../../lib/money.ts';
 import { percent } from '../../lib/percent.ts';
-import { countryName } from '../lookups/lookups.catalog.ts';
-import type { Terms } from '../plans/plans.service.ts';
-import { platformName } from '../platforms/platforms.catalog.ts';
+import { countryName } from '../lookups/index.ts';
+import type { Terms } from '../plans/index.ts';
+import { platformName } from '../platforms/index.ts';
 import { balanceOf } from './finance.money.ts';
 import { ensureSandboxFinance } from './finance.sandbox.ts';
 import type {

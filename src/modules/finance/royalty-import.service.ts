@@ -9,7 +9,7 @@ import { isUniqueViolation } from '../../db/portable.ts';
 import type { RoyaltyLinesTable, RoyaltyUnmatchedLinesTable } from '../../db/schema.ts';
 import { errors } from '../../errors.ts';
 import { dollars, dollarsOfMicros } from '../../lib/money.ts';
-import { termsOf } from '../plans/plans.service.ts';
+import { termsOf } from '../plans/index.ts';
 import { type Payout, payoutOf } from './finance.money.ts';
 import {
   findStatement,

@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { dollars, formatDollars, parseDecimal } from '../../lib/money.ts';
-import { workspaceOwning } from '../labels/labels.service.ts';
+import { workspaceOwning } from '../labels/index.ts';
 import { type Balance, balanceOf } from './finance.money.ts';
 import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from './finance.schemas.ts';
 import {

@@ -5,8 +5,15 @@ import type { Db } from '../../db/database.ts';
 import { type AddressedTable, ownerOf, type Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { slugify } from '../../lib/slug.ts';
-import { isLimitName, isPlanKey, type LimitName, PLAN_KEYS, type PlanKey } from '../plans/plans.catalog.ts';
-import { parseLimitOverrides, planOf } from '../plans/plans.service.ts';
+import {
+  isLimitName,
+  isPlanKey,
+  type LimitName,
+  PLAN_KEYS,
+  type PlanKey,
+  parseLimitOverrides,
+  planOf,
+} from '../plans/index.ts';
 import { findSandboxOf, insertLabel, listLabels, slugTaken, updateLabelRow } from './labels.store.ts';
 
 export { findSandboxOf } from './labels.store.ts';

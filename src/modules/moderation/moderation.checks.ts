@@ -2,8 +2,8 @@ import type { AppContext } from '../../context.ts';
 import { coverExtension, isCoverFormat } from '../../core/covers.ts';
 import type { ReleaseRow } from '../../core/releases.ts';
 import type { TrackRow } from '../../core/tracks.ts';
-import { MIN_COVER_SIDE } from '../covers/covers.image.ts';
-import { fileExists, mediaPath } from '../media/media.storage.ts';
+import { MIN_COVER_SIDE } from '../covers/index.ts';
+import { fileExists, mediaPath } from '../media/index.ts';
 import type { LossyEvidence } from './moderation.lossy.ts';
 import { lossySourceEvidenceOffThread } from './moderation.pool.ts';
 import {

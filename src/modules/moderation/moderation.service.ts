@@ -12,12 +12,10 @@ import type { Workspace } from '../../db/scope.ts';
 import { ApiError, errors } from '../../errors.ts';
 import { enqueue, payloadId } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
-import { distributorFor } from '../distributor/distributor.adapter.ts';
-import type { EventKind } from '../events/events.catalog.ts';
-import { publish } from '../events/events.service.ts';
-import { workspaceOwning } from '../labels/labels.service.ts';
-import { presentEventRelease } from '../releases/releases.presenter.ts';
-import { findReleaseListRow, listReleasesAwaitingReview } from '../releases/releases.store.ts';
+import { distributorFor } from '../distributor/index.ts';
+import { type EventKind, publish } from '../events/index.ts';
+import { workspaceOwning } from '../labels/index.ts';
+import { findReleaseListRow, listReleasesAwaitingReview, presentEventRelease } from '../releases/index.ts';
 import { automatedChecks, type Finding } from './moderation.checks.ts';
 import { assignIdentifiers } from './moderation.identifiers.ts';
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { ownedBy } from '../../db/scope.ts';
-import { AT_DISTRIBUTOR } from '../distributor/distributor.stages.ts';
+import { AT_DISTRIBUTOR } from '../distributor/index.ts';
 
 /**
  * Of `hashes`, those that a track of another label also carries, on a release that label sent to

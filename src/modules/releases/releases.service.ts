@@ -21,10 +21,10 @@ import { calendarDate, requireText } from '../../http/fields.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { isValidUpc } from '../../lib/gtin.ts';
 import { searchKey } from '../../lib/text.ts';
-import type { Authenticated } from '../keys/keys.service.ts';
-import { COUNTRIES, GENRES } from '../lookups/lookups.catalog.ts';
-import { removeUnusedMedia } from '../media/media.cleanup.ts';
-import { enforceLimit } from '../plans/plans.service.ts';
+import type { Authenticated } from '../keys/index.ts';
+import { COUNTRIES, GENRES } from '../lookups/index.ts';
+import { removeUnusedMedia } from '../media/index.ts';
+import { enforceLimit } from '../plans/index.ts';
 import {
   type HistoryView,
   presentDspStatuses,

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { PageFields, PageQuery } from '../../http/pagination.ts';
 import { Id, Nullable, StringEnum } from '../../http/schemas.ts';
-import { RELEASE_STATUSES, ReleaseListItem } from '../releases/releases.schemas.ts';
-import { Track } from '../tracks/tracks.schemas.ts';
+import { RELEASE_STATUSES, ReleaseListItem } from '../releases/index.ts';
+import { Track } from '../tracks/index.ts';
 
 /** Longer text is no one's title; a bound keeps a query from carrying kilobytes into LIKE. */
 const MAX_QUERY_LENGTH = 200;

@@ -17,10 +17,10 @@ import type { PageRequest } from '../../http/pagination.ts';
 import { utcDay } from '../../lib/dates.ts';
 import { randomBase62 } from '../../lib/random.ts';
 import { searchKey } from '../../lib/text.ts';
-import type { Authenticated } from '../keys/keys.service.ts';
-import { enforceLimit, requireFeature } from '../plans/plans.service.ts';
-import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
-import { parseJson } from '../releases/releases.presenter.ts';
+import type { Authenticated } from '../keys/index.ts';
+import { enforceLimit, requireFeature } from '../plans/index.ts';
+import { PLATFORM_KEYS } from '../platforms/index.ts';
+import { parseJson } from '../releases/index.ts';
 import {
   APPEARANCE_FIELDS,
   type CreateSmartLinkBody,

@@ -6,8 +6,8 @@ import type { Db } from '../../db/database.ts';
 import { countFor, type Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { requireText } from '../../http/fields.ts';
-import { publish } from '../events/events.service.ts';
-import { workspaceOwning } from '../labels/labels.service.ts';
+import { publish } from '../events/index.ts';
+import { workspaceOwning } from '../labels/index.ts';
 import {
   type CreatedSupportRequest,
   MAX_MESSAGE_LENGTH,

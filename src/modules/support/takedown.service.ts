@@ -6,9 +6,8 @@ import { listReleaseTracks } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import { distributorFor, type OutgoingRelease } from '../distributor/distributor.adapter.ts';
-import type { ReleaseStatus } from '../distributor/distributor.stages.ts';
-import { findReleaseListRow, type ReleaseListRow } from '../releases/releases.store.ts';
+import { distributorFor, type OutgoingRelease, type ReleaseStatus } from '../distributor/index.ts';
+import { findReleaseListRow, type ReleaseListRow } from '../releases/index.ts';
 import type { SupportRequestStatus, SupportRequestType, TakedownRequestBody } from './support.schemas.ts';
 import {
   type CreatedRequestView,

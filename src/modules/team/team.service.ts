@@ -2,9 +2,8 @@ import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
 import { errors } from '../../errors.ts';
-import { getLabel } from '../labels/labels.service.ts';
-import { enforceLimit, termsOf } from '../plans/plans.service.ts';
-import { countUsage } from '../plans/plans.store.ts';
+import { getLabel } from '../labels/index.ts';
+import { countUsage, enforceLimit, termsOf } from '../plans/index.ts';
 import { isRole, ROLE_NAMES, ROLES } from './team.roles.ts';
 import { findMemberByLogin, insertMember, listMembers, type MemberRow } from './team.store.ts';
 

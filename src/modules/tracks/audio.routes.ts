@@ -9,7 +9,7 @@ import { bindIdempotencyKey } from '../../http/idempotency.ts';
 import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, Id } from '../../http/schemas.ts';
 import { rethrowUnlessBodyFailure } from '../../http/uploads.ts';
-import { discardFile } from '../media/media.storage.ts';
+import { discardFile } from '../media/index.ts';
 import { FORM_FIELDS } from './tracks.fields.ts';
 import { presentTrack } from './tracks.presenter.ts';
 import { AI_ELEMENTS, TrackBody, TrackParams } from './tracks.schemas.ts';

@@ -2,7 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { errors } from '../../errors.ts';
 import { searchKey } from '../../lib/text.ts';
-import { CONTRIBUTOR_ROLES, type ContributorRole, type RoleKind } from '../lookups/lookups.catalog.ts';
+import { CONTRIBUTOR_ROLES, type ContributorRole, type RoleKind } from '../lookups/index.ts';
 import { ContributorsInput, FeaturedInput, WritersInput } from './tracks.schemas.ts';
 
 export interface Writer {

@@ -2,7 +2,7 @@ import type { TrackRow } from '../../core/tracks.ts';
 import { errors } from '../../errors.ts';
 import { normalizeIsrc } from '../../lib/isrc.ts';
 import { searchKey } from '../../lib/text.ts';
-import { LANGUAGES } from '../lookups/lookups.catalog.ts';
+import { LANGUAGES } from '../lookups/index.ts';
 import {
   normalizeContributors,
   normalizeFeatured,

@@ -5,8 +5,7 @@ import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { searchKey } from '../../lib/text.ts';
-import { keepUpload, removeUnusedMedia } from '../media/media.cleanup.ts';
-import { discardFile } from '../media/media.storage.ts';
+import { discardFile, keepUpload, removeUnusedMedia } from '../media/index.ts';
 import { type AudioFacts, probeAudio } from './tracks.audio.ts';
 import { assertPreviewWithin, formInput, type TrackFieldsInput, trackChanges } from './tracks.fields.ts';
 import {

@@ -1,0 +1,3 @@
+export { financeRoutes } from './finance.routes.ts';
+export { type ImportReport, importStatement, unmatchedLines } from './royalty-import.service.ts';
+export { createWithdrawal, moveWithdrawal, type WithdrawalOutcome } from './withdrawals.service.ts';
