@@ -9,6 +9,7 @@ import { authPlugin } from './http/auth.ts';
 import { conventionsPlugin } from './http/conventions.ts';
 import { errorHandlerPlugin, sendFrameworkError } from './http/error-handler.ts';
 import { etagPlugin } from './http/etag.ts';
+import type { AuthHooks } from './http/hooks.ts';
 import { idempotencyPlugin } from './http/idempotency.ts';
 import { openapiPlugin } from './http/openapi.ts';
 import type { RateLimiter } from './http/rate-limiter.ts';
@@ -22,11 +23,13 @@ import { distributorRoutes } from './modules/distributor/index.ts';
 import { eventsRoutes } from './modules/events/index.ts';
 import { financeRoutes } from './modules/finance/index.ts';
 import { identityRoutes } from './modules/identity/index.ts';
+import { authenticateKey } from './modules/keys/index.ts';
 import { lookupsRoutes } from './modules/lookups/index.ts';
-import { plansRoutes } from './modules/plans/index.ts';
+import { plansRoutes, scopeOutsidePlan } from './modules/plans/index.ts';
 import { platformsRoutes } from './modules/platforms/index.ts';
 import { releasesRoutes } from './modules/releases/index.ts';
 import { reportsRoutes } from './modules/reports/index.ts';
+import { copyCatalogIntoSandbox } from './modules/sandbox/index.ts';
 import { searchRoutes } from './modules/search/index.ts';
 import { linkPagesRoutes, smartLinksRoutes } from './modules/smart-links/index.ts';
 import { statusRoutes } from './modules/status/index.ts';
@@ -44,6 +47,15 @@ export interface AppDeps {
   /** Where request lines and faults go; none in tests. */
   log?: Logger | null;
   https?: { key: string | Buffer; cert: string | Buffer } | null;
+}
+
+/** The modules' side of authentication: keys, plans and the sandbox. */
+function authHooks(ctx: AppContext): AuthHooks {
+  return {
+    authenticate: (token) => authenticateKey(ctx, token),
+    scopeOutsidePlan,
+    prepareSandbox: (workspace) => copyCatalogIntoSandbox(ctx, workspace),
+  };
 }
 
 /** Fastify with the cross-cutting http/ plugins and every module; it does not listen. */
@@ -75,7 +87,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
   const log = deps.log ?? null;
   await app.register(errorHandlerPlugin, { log });
   await app.register(conventionsPlugin, { trustedProxies: ctx.config.trustProxy, log });
-  await app.register(authPlugin, { ctx, limiter: deps.limiter, log });
+  await app.register(authPlugin, { ctx, hooks: authHooks(ctx), limiter: deps.limiter, log });
   await app.register(idempotencyPlugin, { ctx });
   await app.register(etagPlugin);
   await app.register(textInputPlugin);

@@ -1,5 +1,4 @@
 export {
-  cheapestPlanWithScope,
   isLimitName,
   isPlanKey,
   isScope,
@@ -18,6 +17,7 @@ export {
   parseLimitOverrides,
   planOf,
   requireFeature,
+  scopeOutsidePlan,
   type Terms,
   termsOf,
   usageOf,

@@ -1,9 +1,10 @@
 import type { LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { readCache } from '../../db/read-cache.ts';
-import { errors } from '../../errors.ts';
+import { type ApiError, errors } from '../../errors.ts';
 import {
   cheapestPlanWithFeature,
+  cheapestPlanWithScope,
   type FeatureName,
   isLimitName,
   isPlanKey,
@@ -13,6 +14,7 @@ import {
   type Plan,
   type PlanKey,
   planRaisingLimit,
+  type Scope,
   USAGE_NAMES,
   type UsageName,
 } from './plans.catalog.ts';
@@ -92,4 +94,14 @@ export function requireFeature(label: LabelRow, feature: FeatureName): void {
   if (plan.features[feature]) return;
   const requiredPlan = cheapestPlanWithFeature(feature);
   throw errors.planRequired(requiredPlan, `This needs the ${PLANS[requiredPlan].name} plan or above`);
+}
+
+/** The 403 `plan_required` for a scope a key was granted but its label's plan does not include. */
+export function scopeOutsidePlan(scope: Scope): ApiError {
+  const requiredPlan = cheapestPlanWithScope(scope);
+  return errors.planRequired(
+    requiredPlan,
+    `The ${scope} scope needs the ${PLANS[requiredPlan].name} plan or above`,
+    { required_scope: scope },
+  );
 }
