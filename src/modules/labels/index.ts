@@ -1,7 +1,6 @@
 export {
   createLabel,
   ensureSandboxWorkspace,
-  findSandboxOf,
   getLabel,
   type LabelUpdate,
   listLabelViews,
@@ -9,4 +8,4 @@ export {
   workspaceOfLabel,
   workspaceOwning,
 } from './labels.service.ts';
-export { countLabels } from './labels.store.ts';
+export { countLabels, findSandboxOf } from './labels.store.ts';

@@ -16,8 +16,6 @@ import {
 } from '../plans/index.ts';
 import { findSandboxOf, insertLabel, listLabels, slugTaken, updateLabelRow } from './labels.store.ts';
 
-export { findSandboxOf } from './labels.store.ts';
-
 export interface LabelView {
   id: number;
   name: string;
