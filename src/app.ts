@@ -9,35 +9,35 @@ import { authPlugin } from './http/auth.ts';
 import { conventionsPlugin } from './http/conventions.ts';
 import { errorHandlerPlugin, sendFrameworkError } from './http/error-handler.ts';
 import { etagPlugin } from './http/etag.ts';
+import type { AuthHooks } from './http/hooks.ts';
 import { idempotencyPlugin } from './http/idempotency.ts';
 import { openapiPlugin } from './http/openapi.ts';
 import type { RateLimiter } from './http/rate-limiter.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { textInputPlugin } from './http/text-input.ts';
 import { buildValidator } from './http/validation.ts';
-import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
-import { artistsRoutes } from './modules/artists/artists.routes.ts';
-import { coversRoutes } from './modules/covers/covers.routes.ts';
-import { distributorRoutes } from './modules/distributor/distributor.routes.ts';
-import { eventsRoutes } from './modules/events/events.routes.ts';
-import { financeRoutes } from './modules/finance/finance.routes.ts';
-import { identityRoutes } from './modules/identity/identity.routes.ts';
-import { lookupsRoutes } from './modules/lookups/lookups.routes.ts';
-import { mediaRoutes } from './modules/media/media.routes.ts';
-import { plansRoutes } from './modules/plans/plans.routes.ts';
-import { platformsRoutes } from './modules/platforms/platforms.routes.ts';
-import { releasesRoutes } from './modules/releases/releases.routes.ts';
-import { reportsRoutes } from './modules/reports/reports.routes.ts';
-import { searchRoutes } from './modules/search/search.routes.ts';
-import { linkPagesRoutes } from './modules/smart-links/link-pages.routes.ts';
-import { smartLinksRoutes } from './modules/smart-links/smart-links.routes.ts';
-import { statusRoutes } from './modules/status/status.routes.ts';
-import { submissionRoutes } from './modules/submission/submission.routes.ts';
-import { supportRoutes } from './modules/support/support.routes.ts';
-import { takedownRoutes } from './modules/support/takedown.routes.ts';
-import { teamRoutes } from './modules/team/team.routes.ts';
-import { tracksRoutes } from './modules/tracks/tracks.routes.ts';
-import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { analyticsRoutes } from './modules/analytics/index.ts';
+import { artistsRoutes } from './modules/artists/index.ts';
+import { coverFilesRoutes, coversRoutes } from './modules/covers/index.ts';
+import { distributorRoutes } from './modules/distributor/index.ts';
+import { eventsRoutes } from './modules/events/index.ts';
+import { financeRoutes } from './modules/finance/index.ts';
+import { identityRoutes } from './modules/identity/index.ts';
+import { authenticateKey } from './modules/keys/index.ts';
+import { lookupsRoutes } from './modules/lookups/index.ts';
+import { plansRoutes, scopeOutsidePlan } from './modules/plans/index.ts';
+import { platformsRoutes } from './modules/platforms/index.ts';
+import { releasesRoutes } from './modules/releases/index.ts';
+import { reportsRoutes } from './modules/reports/index.ts';
+import { copyCatalogIntoSandbox } from './modules/sandbox/index.ts';
+import { searchRoutes } from './modules/search/index.ts';
+import { linkPagesRoutes, smartLinksRoutes } from './modules/smart-links/index.ts';
+import { statusRoutes } from './modules/status/index.ts';
+import { submissionRoutes } from './modules/submission/index.ts';
+import { supportRoutes, takedownRoutes } from './modules/support/index.ts';
+import { teamRoutes } from './modules/team/index.ts';
+import { tracksRoutes } from './modules/tracks/index.ts';
+import { webhooksRoutes } from './modules/webhooks/index.ts';
 
 /** JSON bodies above this are refused with 413 (uploads set their own limits). */
 export const JSON_BODY_LIMIT = 100 * 1024;
@@ -47,6 +47,15 @@ export interface AppDeps {
   /** Where request lines and faults go; none in tests. */
   log?: Logger | null;
   https?: { key: string | Buffer; cert: string | Buffer } | null;
+}
+
+/** The modules' side of authentication: keys, plans and the sandbox. */
+function authHooks(ctx: AppContext): AuthHooks {
+  return {
+    authenticate: (token) => authenticateKey(ctx, token),
+    scopeOutsidePlan,
+    prepareSandbox: (workspace) => copyCatalogIntoSandbox(ctx, workspace),
+  };
 }
 
 /** Fastify with the cross-cutting http/ plugins and every module; it does not listen. */
@@ -78,7 +87,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
   const log = deps.log ?? null;
   await app.register(errorHandlerPlugin, { log });
   await app.register(conventionsPlugin, { trustedProxies: ctx.config.trustProxy, log });
-  await app.register(authPlugin, { ctx, limiter: deps.limiter, log });
+  await app.register(authPlugin, { ctx, hooks: authHooks(ctx), limiter: deps.limiter, log });
   await app.register(idempotencyPlugin, { ctx });
   await app.register(etagPlugin);
   await app.register(textInputPlugin);
@@ -109,7 +118,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
     },
     { prefix: '/api/v1' },
   );
-  await app.register(mediaRoutes(ctx));
+  await app.register(coverFilesRoutes(ctx));
   await app.register(linkPagesRoutes(ctx));
   await app.register(distributorRoutes(ctx));
   return app;

@@ -2,22 +2,18 @@ import type { AppContext } from './context.ts';
 import { deleteIdempotencyRowsBefore } from './http/idempotency.store.ts';
 import { createWorker, type Job, type JobWorker, type KindLimits } from './jobs/worker.ts';
 import {
+  pruneReportSignatures,
   SANDBOX_LIVE_JOB,
   SIMULATED_STEP_JOB,
   SIMULATED_TAKEDOWN_JOB,
   sandboxLiveHandler,
   simulatedStepHandler,
   simulatedTakedownHandler,
-} from './modules/distributor/distributor.jobs.ts';
-import { pruneReportSignatures } from './modules/distributor/distributor.signature.ts';
-import { EVENT_RETENTION_MS, pruneExpiredEvents } from './modules/events/events.service.ts';
-import { MEDIA_COLLECT_JOB, mediaCollectionHandler } from './modules/media/media.cleanup.ts';
-import { closeAudioAnalysis } from './modules/moderation/moderation.pool.ts';
-import { MODERATION_JOB, reviewHandler } from './modules/moderation/moderation.service.ts';
-import { deliveryHandler } from './modules/webhooks/webhooks.delivery.ts';
-import { DELIVERY_JOB } from './modules/webhooks/webhooks.fanout.ts';
-import { createWebhookSender } from './modules/webhooks/webhooks.sender.ts';
-import { deleteAttemptsBefore } from './modules/webhooks/webhooks.store.ts';
+} from './modules/distributor/index.ts';
+import { DELIVERY_JOB, EVENT_RETENTION_MS, pruneExpiredEvents } from './modules/events/index.ts';
+import { MEDIA_COLLECT_JOB, mediaCollectionHandler } from './modules/media/index.ts';
+import { closeAudioAnalysis, MODERATION_JOB, reviewHandler } from './modules/moderation/index.ts';
+import { createWebhookSender, deleteAttemptsBefore, deliveryHandler } from './modules/webhooks/index.ts';
 
 const HOUR_MS = 3_600_000;
 const IDEMPOTENCY_RETENTION_MS = 24 * HOUR_MS;

@@ -2,7 +2,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { Dialect } from './db/portable.ts';
-import type { HostResolver } from './modules/webhooks/webhooks.address.ts';
+import type { HostResolver } from './modules/webhooks/index.ts';
 
 /** What services need from the outside world, passed explicitly (never hung on the Fastify instance). */
 export interface AppContext {

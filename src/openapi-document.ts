@@ -3,7 +3,7 @@ import { systemClock } from './clock.ts';
 import { loadConfig } from './config.ts';
 import { createMemoryDatabase } from './db/database.ts';
 import { MemoryRateLimiter } from './http/rate-limiter.ts';
-import { systemResolver } from './modules/webhooks/webhooks.address.ts';
+import { systemResolver } from './modules/webhooks/index.ts';
 
 /** The OpenAPI document the server serves, built without opening the configured database. */
 export async function buildOpenApiDocument(): Promise<unknown> {

@@ -3,7 +3,7 @@ import { type Config, loadConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { createDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { systemResolver } from './modules/webhooks/webhooks.address.ts';
+import { systemResolver } from './modules/webhooks/index.ts';
 
 /** Opens the configured database, brings its schema up to date and returns the context services take. */
 export async function openContext(config: Config = loadConfig(process.env)): Promise<{

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import type { AppliedReport, PlatformReport } from '../modules/distributor/distributor.reports.ts';
-import { applyOperatorReport } from '../modules/distributor/distributor.service.ts';
+import type { AppliedReport, PlatformReport } from '../modules/distributor/index.ts';
+import { applyOperatorReport } from '../modules/distributor/index.ts';
 import { parseId, print, type Run } from './output.ts';
 
 interface ReportOptions {

@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import type { ImportReport } from '../modules/finance/royalty-import.report.ts';
-import { importStatement, unmatchedLines } from '../modules/finance/royalty-import.service.ts';
 import {
   createWithdrawal,
+  type ImportReport,
+  importStatement,
   moveWithdrawal,
+  unmatchedLines,
   type WithdrawalOutcome,
-} from '../modules/finance/withdrawals.service.ts';
+} from '../modules/finance/index.ts';
 import { parseId, print, type Run } from './output.ts';
 
 async function readStatementFile(path: string): Promise<Uint8Array> {

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { createKey, listKeys, revokeKey } from '../modules/keys/keys.service.ts';
+import { createKey, listKeys, revokeKey } from '../modules/keys/index.ts';
 import { commaList, parseId, print, type Run } from './output.ts';
 
 export function keyCommand(run: Run): Command {

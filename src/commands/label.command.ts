@@ -1,10 +1,5 @@
 import { Command } from 'commander';
-import {
-  createLabel,
-  type LabelUpdate,
-  listLabelViews,
-  updateLabel,
-} from '../modules/labels/labels.service.ts';
+import { createLabel, type LabelUpdate, listLabelViews, updateLabel } from '../modules/labels/index.ts';
 import { collect, parseId, print, type Run } from './output.ts';
 
 function parseLimit(entry: string): readonly [string, number | null | 'default'] {

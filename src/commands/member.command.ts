@@ -1,6 +1,5 @@
 import { Command } from 'commander';
-import { ROLE_NAMES } from '../modules/team/team.roles.ts';
-import { addMember } from '../modules/team/team.service.ts';
+import { addMember, ROLE_NAMES } from '../modules/team/index.ts';
 import { parseId, print, type Run } from './output.ts';
 
 export function memberCommand(run: Run): Command {

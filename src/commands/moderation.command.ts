@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { decide, moderationQueue } from '../modules/moderation/moderation.service.ts';
+import { decide, moderationQueue } from '../modules/moderation/index.ts';
 import { parseId, print, type Run } from './output.ts';
 
 function requireComment(value: string): string {

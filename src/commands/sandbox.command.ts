@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { resetSandbox } from '../modules/sandbox/sandbox.service.ts';
+import { resetSandbox } from '../modules/sandbox/index.ts';
 import { parseId, print, type Run } from './output.ts';
 
 export function sandboxCommand(run: Run): Command {

@@ -4,8 +4,8 @@ import type { Config } from '../config.ts';
 import { createRateLimiter } from '../http/rate-limiter.ts';
 import { createServerLog } from '../log.ts';
 import { masterSecret } from '../master-secret.ts';
-import { countLabels } from '../modules/labels/labels.store.ts';
-import { sweepTempFolder } from '../modules/media/media.storage.ts';
+import { countLabels } from '../modules/labels/index.ts';
+import { sweepTempFolder } from '../modules/media/index.ts';
 import { openContext } from '../runtime.ts';
 import { loadTlsMaterial } from '../tls.ts';
 

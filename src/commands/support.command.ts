@@ -1,15 +1,13 @@
 import { Command } from 'commander';
 import {
+  approveTakedown,
   MAX_MESSAGE_LENGTH,
-  SUPPORT_REQUEST_STATUSES,
-  type SupportRequestStatus,
-} from '../modules/support/support.schemas.ts';
-import {
   type OperatorRequestView,
   replyToMessage,
+  SUPPORT_REQUEST_STATUSES,
+  type SupportRequestStatus,
   supportQueue,
-} from '../modules/support/support.service.ts';
-import { approveTakedown } from '../modules/support/takedown.service.ts';
+} from '../modules/support/index.ts';
 import { parseId, print, type Run } from './output.ts';
 
 /** How much of a message one list line shows; --json prints it whole. */

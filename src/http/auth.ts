@@ -11,12 +11,11 @@ import type { AppContext } from '../context.ts';
 import { errors } from '../errors.ts';
 import { addressAllowed, addressBucket } from '../lib/ip-allow-list.ts';
 import { chain, type MaybePromise, settle } from '../lib/maybe-promise.ts';
-import { type Authenticated, authenticateKey } from '../modules/keys/keys.service.ts';
-import { cheapestPlanWithScope, PLANS, type Scope } from '../modules/plans/plans.catalog.ts';
-import { copyCatalogIntoSandbox } from '../modules/sandbox/sandbox.service.ts';
+import type { Scope } from '../modules/plans/index.ts';
 import { bearerToken } from './bearer.ts';
+import type { AuthHooks } from './hooks.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
-import { authOf, type RouteAccess } from './request-context.ts';
+import { authOf, type RequestAuth, type RouteAccess } from './request-context.ts';
 
 /** Failed authentications allowed per client address and minute. */
 const FAILED_AUTH_PER_MINUTE = 60;
@@ -36,8 +35,11 @@ function retryAfterSeconds(decision: RateDecision, nowMs: number): number {
  * route that declares `config.access`. Public routes may declare a per-address limit instead.
  */
 export const authPlugin = fp(
-  async (app: FastifyInstance, opts: { ctx: AppContext; limiter: RateLimiter; log: Logger | null }) => {
-    const { ctx, limiter, log } = opts;
+  async (
+    app: FastifyInstance,
+    opts: { ctx: AppContext; hooks: AuthHooks; limiter: RateLimiter; log: Logger | null },
+  ) => {
+    const { ctx, hooks, limiter, log } = opts;
     app.decorateRequest('auth', null);
     app.decorateRequest('rate', null);
 
@@ -74,14 +76,7 @@ export const authPlugin = fp(
     function checkScope(scope: Scope, granted: readonly Scope[], effective: readonly Scope[]): void {
       if (effective.includes(scope)) return;
       if (!granted.includes(scope)) throw errors.forbidden(scope);
-      const requiredPlan = cheapestPlanWithScope(scope);
-      throw errors.planRequired(
-        requiredPlan,
-        `The ${scope} scope needs the ${PLANS[requiredPlan].name} plan or above`,
-        {
-          required_scope: scope,
-        },
-      );
+      throw hooks.scopeOutsidePlan(scope);
     }
 
     function limitPerAddress(
@@ -127,7 +122,7 @@ export const authPlugin = fp(
     ): MaybePromise<void> {
       const nowMs = ctx.clock.now().getTime();
       const token = bearerToken(request);
-      const found = token ? authenticateKey(ctx, token) : null;
+      const found = token ? hooks.authenticate(token) : null;
       if (found instanceof Promise)
         return found.then((loaded) => admit(request, reply, access, loaded, nowMs));
       return admit(request, reply, access, found, nowMs);
@@ -137,7 +132,7 @@ export const authPlugin = fp(
       request: FastifyRequest,
       reply: FastifyReply,
       access: RouteAccess,
-      found: Authenticated | null,
+      found: RequestAuth | null,
       nowMs: number,
     ): MaybePromise<void> {
       if (!found) return rejectFailedAuth(request, nowMs);
@@ -156,7 +151,7 @@ export const authPlugin = fp(
       request: FastifyRequest,
       reply: FastifyReply,
       access: RouteAccess,
-      found: Authenticated,
+      found: RequestAuth,
       rate: RateDecision,
       nowMs: number,
     ): MaybePromise<void> {
@@ -168,14 +163,14 @@ export const authPlugin = fp(
     function grant(
       request: FastifyRequest,
       access: RouteAccess,
-      found: Authenticated,
+      found: RequestAuth,
       rate: RateDecision | null,
     ): MaybePromise<void> {
       request.auth = found;
       request.rate = rate;
       if (access !== 'any_key') checkScope(access, found.key.grantedScopes, found.effectiveScopes);
       // A sandbox works on a copy of its label's catalog, made by its first request.
-      if (!found.workspace.catalogCopied) return copyCatalogIntoSandbox(ctx, found.workspace);
+      if (!found.workspace.catalogCopied) return hooks.prepareSandbox(found.workspace);
     }
 
     // Attached to the routes that declare access or a per-address limit, so public routes skip it

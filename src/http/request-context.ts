@@ -1,5 +1,5 @@
-import type { Authenticated } from '../modules/keys/keys.service.ts';
-import type { Scope } from '../modules/plans/plans.catalog.ts';
+import type { Authenticated } from '../modules/keys/index.ts';
+import type { Scope } from '../modules/plans/index.ts';
 import type { RateDecision } from './rate-limiter.ts';
 
 /** What a route declares about access: a scope, any valid key, or (absent) public. */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { lockLabel } from '../../src/core/labels.ts';
 import type { Workspace } from '../../src/db/scope.ts';
 import type { EventKind } from '../../src/modules/events/events.catalog.ts';
 import { pruneExpiredEvents, publish } from '../../src/modules/events/events.service.ts';
-import { lockLabel } from '../../src/modules/labels/labels.store.ts';
 import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
 
 const NOW = '2026-03-02T10:00:00.000Z';

@@ -1,13 +1,7 @@
 import { Type } from 'typebox';
 import { Nullable, StringEnum } from '../../http/schemas.ts';
-import {
-  CalendarDate,
-  DSP_STAGES,
-  DspStatus,
-  RELEASE_STATUSES,
-  REVIEW_STATUSES,
-} from '../releases/releases.schemas.ts';
-import { DEVICES } from '../smart-links/link-pages.visitor.ts';
+import { CalendarDate, DSP_STAGES, DspStatus, RELEASE_STATUSES, REVIEW_STATUSES } from '../releases/index.ts';
+import { DEVICES } from '../smart-links/index.ts';
 
 const Count = Type.Integer({ minimum: 0 });
 

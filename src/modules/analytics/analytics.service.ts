@@ -1,23 +1,30 @@
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.ts';
+import { loadRelease } from '../../core/releases.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { addDays, daysBetween, utcDay } from '../../lib/dates.ts';
 import { percent } from '../../lib/percent.ts';
-import type { DspStage } from '../distributor/distributor.stages.ts';
-import { parseJson, presentDspStatuses } from '../releases/releases.presenter.ts';
-import { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
-import { loadRelease } from '../releases/releases.service.ts';
-import { listDspStatuses, releaseCountsByStatus } from '../releases/releases.store.ts';
-import type { Device } from '../smart-links/link-pages.visitor.ts';
-import { dailySeries, ranked } from '../smart-links/link-stats.service.ts';
+import type { DspStage } from '../distributor/index.ts';
+import {
+  DSP_STAGES,
+  listDspStatuses,
+  parseJson,
+  presentDspStatuses,
+  RELEASE_STATUSES,
+  releaseCountsByStatus,
+} from '../releases/index.ts';
 import {
   breakdownOfLabel,
+  type Device,
+  dailySeries,
   daysOfLabel,
   presavesSince,
+  ranked,
+  smartLinksOfRelease,
+  smartLinkTotalCount,
+  smartLinkUrl,
   topLinksOfLabel,
-} from '../smart-links/link-stats.store.ts';
-import { smartLinkUrl } from '../smart-links/smart-links.addresses.ts';
-import { smartLinksOfRelease, smartLinkTotalCount } from '../smart-links/smart-links.store.ts';
+} from '../smart-links/index.ts';
 import type { ReleaseAnalyticsBody, SummaryBody, TrafficBody } from './analytics.schemas.ts';
 
 export type ReleaseAnalyticsView = Static<typeof ReleaseAnalyticsBody>;

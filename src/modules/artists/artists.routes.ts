@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { PageQuery, pageOf, pageResponse } from '../../http/pagination.ts';
 import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, IdParams } from '../../http/schemas.ts';
-import { ReleaseListBody } from '../releases/releases.schemas.ts';
+import { ReleaseListBody } from '../releases/index.ts';
 import {
   Artist,
   ArtistCard,

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
-import { ReleaseListItem } from '../releases/releases.schemas.ts';
+import { ReleaseListItem } from '../releases/index.ts';
 
 const StoreUrl = Nullable(
   Type.String({ maxLength: 2048, description: 'http(s) address of the artist page; null clears it' }),

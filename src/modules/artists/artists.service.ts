@@ -7,8 +7,7 @@ import { errors } from '../../errors.ts';
 import { httpUrl } from '../../http/fields.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { searchKey } from '../../lib/text.ts';
-import type { ReleaseListView } from '../releases/releases.presenter.ts';
-import { releasePage } from '../releases/releases.service.ts';
+import { type ReleaseListView, releasePage } from '../releases/index.ts';
 import type { ArtistView, CreateArtistBody, PatchArtistBody } from './artists.schemas.ts';
 import {
   type ArtistWithCount,

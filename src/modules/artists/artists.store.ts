@@ -1,10 +1,10 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
+import type { ArtistRow } from '../../core/artists.ts';
 import type { Db } from '../../db/database.ts';
 import type { ArtistsTable } from '../../db/schema.ts';
-import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import { ownedBy } from '../../db/scope.ts';
 import { keyContains } from '../../db/text-search.ts';
 
-export type ArtistRow = Selectable<ArtistsTable>;
 export type ArtistWithCount = ArtistRow & { releases_count: number };
 
 function withReleasesCount(db: Db) {
@@ -31,15 +31,6 @@ export async function findArtist(
     .where('artists.id', '=', id)
     .executeTakeFirst();
   return row && { ...row, releases_count: Number(row.releases_count ?? 0) };
-}
-
-export async function findArtistRow(db: Db, workspaceId: number, id: number): Promise<ArtistRow | undefined> {
-  return db
-    .selectFrom('artists')
-    .selectAll()
-    .where(ownedBy('artists', workspaceId))
-    .where('id', '=', id)
-    .executeTakeFirst();
 }
 
 /** The workspace's artists with these ids, in the order of the ids, each with its release count. */
@@ -114,9 +105,3 @@ export async function updateArtist(
     .where('id', '=', id)
     .execute();
 }
-
-export const artistCount: LabelCount = (eb, labelId) =>
-  eb
-    .selectFrom('artists')
-    .select((inner) => inner.fn.countAll().as('n'))
-    .where(ownedBy('artists', labelId));

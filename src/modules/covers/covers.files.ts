@@ -1,10 +1,10 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import sharp from 'sharp';
+import type { CoverFormat } from '../../core/covers.ts';
 import { errors } from '../../errors.ts';
-import { fileExists, mediaPath, newTempPath, variantPath } from '../media/media.storage.ts';
+import { fileExists, mediaPath, newTempPath, variantPath } from '../media/index.ts';
 import { renderVariant } from './covers.image.ts';
-import type { CoverFormat } from './covers.urls.ts';
 
 /**
  * Widths a client may ask for with `?w=`. A fixed set: every resized copy is rendered once and

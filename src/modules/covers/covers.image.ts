@@ -1,6 +1,6 @@
 import sharp, { type Metadata } from 'sharp';
+import { type CoverFormat, isCoverFormat } from '../../core/covers.ts';
 import { errors } from '../../errors.ts';
-import { type CoverFormat, isCoverFormat } from './covers.urls.ts';
 
 /** Spec, "Other constants": square, at least 1400 px on a side, JPG or PNG. */
 export const MIN_COVER_SIDE = 1400;

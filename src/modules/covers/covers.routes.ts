@@ -2,15 +2,15 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
+import { coverFileUrl } from '../../core/covers.ts';
 import { bindIdempotencyKey } from '../../http/idempotency.ts';
 import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, IdParams } from '../../http/schemas.ts';
 import { BinaryBody, rethrowUnlessBodyFailure } from '../../http/uploads.ts';
-import type { ReceivedFile } from '../media/media.storage.ts';
+import type { ReceivedFile } from '../media/index.ts';
 import { MIN_COVER_SIDE } from './covers.image.ts';
 import { MAX_COVER_BYTES, replaceCover } from './covers.service.ts';
 import { COVER_FIELD, IMAGE_TYPES, MULTIPART_LIMITS, uploadOf } from './covers.upload.ts';
-import { coverFileUrl } from './covers.urls.ts';
 
 /** Documents the accepted bodies; the image itself is judged by decoding it, not by a schema. */
 const CoverUpload = {

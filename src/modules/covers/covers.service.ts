@@ -1,12 +1,22 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
+import { type CoverFormat, isCoverFormat } from '../../core/covers.ts';
+import {
+  assertDraft,
+  changeRelease,
+  loadRelease,
+  type ReleaseRow,
+  updateRelease,
+} from '../../core/releases.ts';
 import type { Workspace } from '../../db/scope.ts';
-import { keepUpload, removeUnusedMedia } from '../media/media.cleanup.ts';
-import { discardFile, type ReceivedFile, receiveToTemp } from '../media/media.storage.ts';
-import { assertDraft, changeRelease, loadRelease } from '../releases/releases.service.ts';
-import { type ReleaseRow, updateRelease } from '../releases/releases.store.ts';
+import {
+  discardFile,
+  keepUpload,
+  type ReceivedFile,
+  receiveToTemp,
+  removeUnusedMedia,
+} from '../media/index.ts';
 import { type CoverImage, inspectCover } from './covers.image.ts';
-import { type CoverFormat, isCoverFormat } from './covers.urls.ts';
 
 /** Larger uploads are refused with 413 (the spec sets no size; a 3000x3000 JPEG is usually 2 to 6 MB). */
 export const MAX_COVER_BYTES = 20 * 1024 * 1024;

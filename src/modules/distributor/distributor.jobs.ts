@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { payloadId } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
-import { PLATFORM_KEYS, type PlatformKey } from '../platforms/platforms.catalog.ts';
+import { PLATFORM_KEYS, type PlatformKey } from '../platforms/index.ts';
 import type { PlatformReport } from './distributor.reports.ts';
 import { reportFromStages } from './distributor.service.ts';
 import type { DspStage } from './distributor.stages.ts';

@@ -1,28 +1,19 @@
+import { findReleaseForUpdate, insertHistory, updateRelease } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
 import { dialectOf } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import type { EventKind } from '../events/events.catalog.ts';
-import { publish } from '../events/events.service.ts';
-import { workspaceOwning } from '../labels/labels.service.ts';
+import { type EventKind, publish } from '../events/index.ts';
+import { workspaceOwning } from '../labels/index.ts';
+import { isPlatformKey, type PlatformKey, platformName, platformSearchUrl } from '../platforms/index.ts';
 import {
-  isPlatformKey,
-  type PlatformKey,
-  platformName,
-  platformSearchUrl,
-} from '../platforms/platforms.catalog.ts';
-import { parseJson, presentEventRelease } from '../releases/releases.presenter.ts';
-import { DSP_STAGES } from '../releases/releases.schemas.ts';
-import {
-  findReleaseForUpdate,
+  DSP_STAGES,
   findReleaseListRow,
-  insertHistory,
+  parseJson,
+  presentEventRelease,
   type ReleaseListRow,
-  updateRelease,
-} from '../releases/releases.store.ts';
-import { DISTRIBUTOR_LAST_EVENT_MARK } from '../status/status.service.ts';
-import { stampMark } from '../status/status.store.ts';
-import { completeTakedownRequests } from '../support/support.store.ts';
+} from '../releases/index.ts';
+import { DISTRIBUTOR_LAST_EVENT_MARK, stampMark } from '../status/index.ts';
 import {
   AT_DISTRIBUTOR,
   canMove,
@@ -30,7 +21,7 @@ import {
   type ReleaseStatus,
   statusFromStages,
 } from './distributor.stages.ts';
-import { releaseStages, upsertDspStatus } from './distributor.store.ts';
+import { completeTakedownRequests, releaseStages, upsertDspStatus } from './distributor.store.ts';
 
 /** One platform's news about one release, as a distributor sends it. */
 export interface PlatformReport {

@@ -9,8 +9,8 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { ErrorResponse, Id, Nullable, StringEnum } from '../../http/schemas.ts';
-import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
-import { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
+import { PLATFORM_KEYS } from '../platforms/index.ts';
+import { DSP_STAGES, RELEASE_STATUSES } from '../releases/index.ts';
 import { MAX_DETAIL } from './distributor.reports.ts';
 import { applySignedReports } from './distributor.service.ts';
 import {

@@ -1,4 +1,4 @@
-import type { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
+import type { DSP_STAGES, RELEASE_STATUSES } from '../releases/index.ts';
 
 export type DspStage = (typeof DSP_STAGES)[number];
 export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];

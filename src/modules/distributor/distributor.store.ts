@@ -52,3 +52,20 @@ export async function forgetSignaturesBefore(db: Db, before: string): Promise<nu
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Approved takedown requests of a release that is now down on every platform are done. */
+export async function completeTakedownRequests(
+  db: Db,
+  workspaceId: number,
+  releaseId: number,
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('support_requests')
+    .set({ status: 'completed', updated_at: at })
+    .where(ownedBy('support_requests', workspaceId))
+    .where('release_id', '=', releaseId)
+    .where('type', '=', 'takedown')
+    .where('status', '=', 'approved')
+    .execute();
+}

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { authOf } from '../../http/request-context.ts';
 import { DateTime, MAX_ID, StringEnum } from '../../http/schemas.ts';
-import { requireFeature } from '../plans/plans.service.ts';
+import { requireFeature } from '../plans/index.ts';
 import { EVENT_NAMES } from './events.catalog.ts';
 import { eventFeed, parseEventTypes } from './events.service.ts';
 

@@ -2,8 +2,8 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import { queueDeliveries, subscribersOf } from '../webhooks/webhooks.fanout.ts';
 import { EVENT_NAMES, type EventKind, isEventKind } from './events.catalog.ts';
+import { queueDeliveries, subscribersOf } from './events.fanout.ts';
 import {
   deleteEventsBefore,
   type EventRow,

@@ -1,9 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
+import { shareLockLabel } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { dialectOf } from '../../db/portable.ts';
-import type { EventsTable } from '../../db/schema.ts';
+import type { EventsTable, WebhooksTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
-import { shareLockLabel } from '../labels/labels.store.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
@@ -61,4 +61,24 @@ export async function findEvent(db: Db, workspaceId: number, id: number): Promis
 /** An event by id alone: for the delivery worker, which acts for every label. */
 export async function eventById(db: Db, id: number): Promise<EventRow | undefined> {
   return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The label's active webhooks with the label's plan key: one query, none at all without webhooks. */
+export async function activeWebhooksOfLabel(
+  db: Db,
+  labelId: number,
+): Promise<Array<Pick<Selectable<WebhooksTable>, 'id' | 'events'> & { plan: string }>> {
+  return db
+    .selectFrom('webhooks')
+    .innerJoin('labels', 'labels.id', 'webhooks.label_id')
+    .select(['webhooks.id', 'webhooks.events', 'labels.plan'])
+    .where(ownedBy('webhooks', labelId))
+    .where('webhooks.active', '=', 1)
+    .execute();
+}
+
+/** The label a webhook belongs to (a delivery's fair share is its label's). */
+export async function labelOfWebhook(db: Db, id: number): Promise<number | undefined> {
+  const row = await db.selectFrom('webhooks').select('label_id').where('id', '=', id).executeTakeFirst();
+  return row?.label_id;
 }

@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.ts';
+import { lockLabel } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { divideRounded } from '../../lib/money.ts';
 import { seededRandom } from '../../lib/random.ts';
-import { lockLabel } from '../labels/labels.store.ts';
-import type { Terms } from '../plans/plans.service.ts';
+import type { Terms } from '../plans/index.ts';
 import { payoutOf } from './finance.money.ts';
 import { hasPayouts, insertPayout } from './payouts.store.ts';
 import { insertLines } from './royalty-lines.store.ts';

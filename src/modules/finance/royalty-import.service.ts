@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import { findLabel } from '../../core/labels.ts';
+import { nextInSequence } from '../../core/sequences.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/portable.ts';
 import type { RoyaltyLinesTable } from '../../db/schema.ts';
 import { errors } from '../../errors.ts';
 import { groupBy } from '../../lib/group-by.ts';
-import { findLabel } from '../labels/labels.store.ts';
-import { termsOf } from '../plans/plans.service.ts';
-import { nextInSequence } from '../submission/submission.store.ts';
+import { termsOf } from '../plans/index.ts';
 import { type Payout, payoutOf } from './finance.money.ts';
 import { insertPayout, payoutsOfStatement } from './payouts.store.ts';
 import {

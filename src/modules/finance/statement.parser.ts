@@ -4,8 +4,8 @@ import { isMonth } from '../../lib/dates.ts';
 import { isValidUpc } from '../../lib/gtin.ts';
 import { normalizeIsrc } from '../../lib/isrc.ts';
 import { parseDecimal } from '../../lib/money.ts';
-import { COUNTRIES } from '../lookups/lookups.catalog.ts';
-import { PLATFORMS } from '../platforms/platforms.catalog.ts';
+import { COUNTRIES } from '../lookups/index.ts';
+import { PLATFORMS } from '../platforms/index.ts';
 
 /**
  * A distributor's sales report: CSV with a header row naming the columns below (in any order,

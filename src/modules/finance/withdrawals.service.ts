@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.ts';
+import { findLabel, lockLabel } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { dollars, formatDollars, parseDecimal } from '../../lib/money.ts';
-import { workspaceOwning } from '../labels/labels.service.ts';
-import { findLabel, lockLabel } from '../labels/labels.store.ts';
+import { workspaceOwning } from '../labels/index.ts';
 import { balanceSums } from './balances.store.ts';
 import { type Balance, balanceOf } from './finance.money.ts';
 import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from './finance.schemas.ts';

@@ -4,8 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { sendRepresentation } from '../../http/etag.ts';
 import { authOf } from '../../http/request-context.ts';
 import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
-import { PLAN_KEYS, SCOPES, USAGE_NAMES } from '../plans/plans.catalog.ts';
-import { FeaturesSchema, LimitsSchema, UsageSchema } from '../plans/plans.schemas.ts';
+import { FeaturesSchema, LimitsSchema, PLAN_KEYS, SCOPES, USAGE_NAMES, UsageSchema } from '../plans/index.ts';
 import { callerRepresentation, describeUsage } from './identity.service.ts';
 
 const ScopeList = Type.Array(StringEnum(SCOPES));

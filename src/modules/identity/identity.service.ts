@@ -5,8 +5,7 @@ import { DOCS_PATH, OPENAPI_PATH } from '../../http/openapi.ts';
 import type { RateDecision } from '../../http/rate-limiter.ts';
 import type { RequestAuth } from '../../http/request-context.ts';
 import type { MaybePromise } from '../../lib/maybe-promise.ts';
-import { USAGE_NAMES } from '../plans/plans.catalog.ts';
-import { usageOf } from '../plans/plans.service.ts';
+import { USAGE_NAMES, usageOf } from '../plans/index.ts';
 
 /**
  * Keyed by the caller the key cache loaded: after any change to the database the next request loads

@@ -1,15 +1,15 @@
 import { hash } from 'node:crypto';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import type { LabelRow } from '../../core/labels.ts';
 import { readCache } from '../../db/read-cache.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { parseAllowEntry } from '../../lib/ip-allow-list.ts';
 import type { MaybePromise } from '../../lib/maybe-promise.ts';
 import { randomBase62 } from '../../lib/random.ts';
-import { ensureSandboxWorkspace, getLabel, type LabelRow } from '../labels/labels.service.ts';
-import { isScope, SCOPES, type Scope } from '../plans/plans.catalog.ts';
-import { enforceLimit, type Terms, termsOf } from '../plans/plans.service.ts';
+import { ensureSandboxWorkspace, getLabel } from '../labels/index.ts';
+import { enforceLimit, isScope, SCOPES, type Scope, type Terms, termsOf } from '../plans/index.ts';
 import {
   type ApiKeyRow,
   findKeysByPrefix,

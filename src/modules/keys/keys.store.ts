@@ -1,9 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
+import type { LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import type { ApiKeysTable } from '../../db/schema.ts';
-import { type LabelCount, ownedBy } from '../../db/scope.ts';
-import type { LabelRow } from '../labels/labels.store.ts';
+import { ownedBy } from '../../db/scope.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
@@ -32,15 +32,6 @@ export async function markKeyRevoked(db: Db, id: number, at: string): Promise<Ap
     .returningAll()
     .executeTakeFirstOrThrow();
 }
-
-/** Live, unrevoked keys: the ones the plan's key limit counts. */
-export const liveKeyCount: LabelCount = (eb, labelId) =>
-  eb
-    .selectFrom('api_keys')
-    .select((inner) => inner.fn.countAll().as('n'))
-    .where(ownedBy('api_keys', labelId))
-    .where('sandbox', '=', 0)
-    .where('revoked_at', 'is', null);
 
 export interface KeyWithLabel {
   key: ApiKeyRow;

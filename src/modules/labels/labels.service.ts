@@ -1,22 +1,20 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import { findLabel, type LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { type AddressedTable, ownerOf, type Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { slugify } from '../../lib/slug.ts';
-import { isLimitName, isPlanKey, type LimitName, PLAN_KEYS, type PlanKey } from '../plans/plans.catalog.ts';
 import {
-  findLabel,
-  findSandboxOf,
-  insertLabel,
-  type LabelRow,
-  listLabels,
-  slugTaken,
-  updateLabelRow,
-} from './labels.store.ts';
-
-export type { LabelRow } from './labels.store.ts';
-export { findSandboxOf } from './labels.store.ts';
+  isLimitName,
+  isPlanKey,
+  type LimitName,
+  PLAN_KEYS,
+  type PlanKey,
+  parseLimitOverrides,
+  planOf,
+} from '../plans/index.ts';
+import { findSandboxOf, insertLabel, listLabels, slugTaken, updateLabelRow } from './labels.store.ts';
 
 export interface LabelView {
   id: number;
@@ -27,21 +25,6 @@ export interface LabelView {
   limit_overrides: Partial<Record<LimitName, number | null>>;
   commission_override: number | null;
   created_at: string;
-}
-
-export function parseLimitOverrides(json: string): Partial<Record<LimitName, number | null>> {
-  const parsed: unknown = JSON.parse(json);
-  const overrides: Partial<Record<LimitName, number | null>> = {};
-  if (parsed && typeof parsed === 'object') {
-    for (const [name, value] of Object.entries(parsed)) {
-      if (isLimitName(name) && (value === null || typeof value === 'number')) overrides[name] = value;
-    }
-  }
-  return overrides;
-}
-
-export function planOf(label: LabelRow): PlanKey {
-  return isPlanKey(label.plan) ? label.plan : 'start';
 }
 
 export function presentLabel(label: LabelRow): LabelView {

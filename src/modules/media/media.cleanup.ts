@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.ts';
+import { coverExtension, isCoverFormat } from '../../core/covers.ts';
 import type { Db } from '../../db/database.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
-import { coverExtension, isCoverFormat } from '../covers/covers.urls.ts';
 import {
   discardFile,
   keepFile,

@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context.ts';
-import { MIN_COVER_SIDE } from '../covers/covers.image.ts';
-import { coverExtension, isCoverFormat } from '../covers/covers.urls.ts';
-import { fileExists, mediaPath } from '../media/media.storage.ts';
-import type { ReleaseRow } from '../releases/releases.store.ts';
-import type { TrackRow } from '../tracks/tracks.presenter.ts';
+import { coverExtension, isCoverFormat } from '../../core/covers.ts';
+import type { ReleaseRow } from '../../core/releases.ts';
+import type { TrackRow } from '../../core/tracks.ts';
+import { MIN_COVER_SIDE } from '../covers/index.ts';
+import { fileExists, mediaPath } from '../media/index.ts';
 import type { LossyEvidence } from './moderation.lossy.ts';
 import { lossySourceEvidenceOffThread } from './moderation.pool.ts';
 import {

@@ -1,4 +1,4 @@
-import { PLATFORMS } from '../platforms/platforms.catalog.ts';
+import { PLATFORMS } from '../platforms/index.ts';
 
 /**
  * The pure moderation rules: text rules for titles and versions, and rules on the audio facts

@@ -1,26 +1,23 @@
 import type { AppContext } from '../../context.ts';
+import {
+  findRelease,
+  findReleaseForUpdate,
+  insertHistory,
+  type ReleaseRow,
+  updateRelease,
+} from '../../core/releases.ts';
+import { listReleaseTracks } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { ApiError, errors } from '../../errors.ts';
 import { enqueue, payloadId } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
-import { distributorFor } from '../distributor/distributor.adapter.ts';
-import type { EventKind } from '../events/events.catalog.ts';
-import { publish } from '../events/events.service.ts';
-import { workspaceOwning } from '../labels/labels.service.ts';
-import { presentEventRelease } from '../releases/releases.presenter.ts';
-import {
-  findRelease,
-  findReleaseForUpdate,
-  findReleaseListRow,
-  insertHistory,
-  listReleasesAwaitingReview,
-  listReleaseTracks,
-  type ReleaseRow,
-  updateRelease,
-} from '../releases/releases.store.ts';
-import { assignIdentifiers } from '../submission/submission.identifiers.ts';
+import { distributorFor } from '../distributor/index.ts';
+import { type EventKind, publish } from '../events/index.ts';
+import { workspaceOwning } from '../labels/index.ts';
+import { findReleaseListRow, listReleasesAwaitingReview, presentEventRelease } from '../releases/index.ts';
 import { automatedChecks, type Finding } from './moderation.checks.ts';
+import { assignIdentifiers } from './moderation.identifiers.ts';
 
 export const MODERATION_JOB = 'moderation.review';
 

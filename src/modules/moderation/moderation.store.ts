@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
-import { AT_DISTRIBUTOR } from '../distributor/distributor.stages.ts';
+import { ownedBy } from '../../db/scope.ts';
+import { AT_DISTRIBUTOR } from '../distributor/index.ts';
 
 /**
  * Of `hashes`, those that a track of another label also carries, on a release that label sent to
@@ -38,4 +39,30 @@ export async function audioHashesOfOtherLabels(
     )
     .execute();
   return new Set(rows.flatMap((row) => (row.audio_hash === null ? [] : [row.audio_hash])));
+}
+
+/** Whether any release of any label carries this UPC. */
+export async function upcInUse(db: Db, upc: string): Promise<boolean> {
+  const row = await db.selectFrom('releases').select('id').where('upc', '=', upc).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether any track of any label carries this ISRC. */
+export async function isrcInUse(db: Db, isrc: string): Promise<boolean> {
+  const row = await db.selectFrom('tracks').select('id').where('isrc', '=', isrc).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function setTrackIsrc(
+  db: Db,
+  workspaceId: number,
+  trackId: number,
+  isrc: string,
+): Promise<void> {
+  await db
+    .updateTable('tracks')
+    .set({ isrc })
+    .where(ownedBy('tracks', workspaceId))
+    .where('id', '=', trackId)
+    .execute();
 }

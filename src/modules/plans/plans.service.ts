@@ -1,14 +1,20 @@
+import type { LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { readCache } from '../../db/read-cache.ts';
-import { errors } from '../../errors.ts';
-import { type LabelRow, parseLimitOverrides, planOf } from '../labels/labels.service.ts';
+import { type ApiError, errors } from '../../errors.ts';
 import {
   cheapestPlanWithFeature,
+  cheapestPlanWithScope,
   type FeatureName,
+  isLimitName,
+  isPlanKey,
+  type LimitName,
   type Limits,
   PLANS,
   type Plan,
+  type PlanKey,
   planRaisingLimit,
+  type Scope,
   USAGE_NAMES,
   type UsageName,
 } from './plans.catalog.ts';
@@ -22,6 +28,21 @@ export interface Terms {
 }
 
 export type Usage = Record<UsageName, number>;
+
+export function parseLimitOverrides(json: string): Partial<Record<LimitName, number | null>> {
+  const parsed: unknown = JSON.parse(json);
+  const overrides: Partial<Record<LimitName, number | null>> = {};
+  if (parsed && typeof parsed === 'object') {
+    for (const [name, value] of Object.entries(parsed)) {
+      if (isLimitName(name) && (value === null || typeof value === 'number')) overrides[name] = value;
+    }
+  }
+  return overrides;
+}
+
+export function planOf(label: LabelRow): PlanKey {
+  return isPlanKey(label.plan) ? label.plan : 'start';
+}
 
 export function termsOf(label: LabelRow): Terms {
   const plan = PLANS[planOf(label)];
@@ -73,4 +94,14 @@ export function requireFeature(label: LabelRow, feature: FeatureName): void {
   if (plan.features[feature]) return;
   const requiredPlan = cheapestPlanWithFeature(feature);
   throw errors.planRequired(requiredPlan, `This needs the ${PLANS[requiredPlan].name} plan or above`);
+}
+
+/** The 403 `plan_required` for a scope a key was granted but its label's plan does not include. */
+export function scopeOutsidePlan(scope: Scope): ApiError {
+  const requiredPlan = cheapestPlanWithScope(scope);
+  return errors.planRequired(
+    requiredPlan,
+    `The ${scope} scope needs the ${PLANS[requiredPlan].name} plan or above`,
+    { required_scope: scope },
+  );
 }

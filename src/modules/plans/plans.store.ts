@@ -1,13 +1,55 @@
 import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
-import { countFor, type LabelCount } from '../../db/scope.ts';
-import { artistCount } from '../artists/artists.store.ts';
-import { liveKeyCount } from '../keys/keys.store.ts';
-import { releaseCount } from '../releases/releases.store.ts';
-import { enabledSmartLinkCount } from '../smart-links/smart-links.store.ts';
-import { memberCount } from '../team/team.store.ts';
-import { webhookCount } from '../webhooks/webhooks.store.ts';
+import { countFor, type LabelCount, ownedBy } from '../../db/scope.ts';
 import { USAGE_NAMES, type UsageName } from './plans.catalog.ts';
+
+/*
+ * What counts against each limit is a rule of the plans, so the counts live here rather than in the
+ * stores of the modules whose rows they count: those modules check their limits through plans, and
+ * plans would otherwise import them back.
+ */
+
+/** Every release of the workspace, drafts included, from the counters of migration 0004. */
+const releaseCount: LabelCount = (eb, labelId) =>
+  eb
+    .selectFrom('release_counts')
+    .select((inner) => inner.fn.coalesce(inner.fn.sum<number | string>('n'), inner.val(0)).as('n'))
+    .where(ownedBy('release_counts', labelId));
+
+const artistCount: LabelCount = (eb, labelId) =>
+  eb
+    .selectFrom('artists')
+    .select((inner) => inner.fn.countAll().as('n'))
+    .where(ownedBy('artists', labelId));
+
+const memberCount: LabelCount = (eb, labelId) =>
+  eb
+    .selectFrom('members')
+    .select((inner) => inner.fn.countAll().as('n'))
+    .where(ownedBy('members', labelId));
+
+/** Links that count toward the plan's limit: the enabled ones (a disabled link gives its place back). */
+const enabledSmartLinkCount: LabelCount = (eb, labelId) =>
+  eb
+    .selectFrom('smart_links')
+    .select((inner) => inner.fn.countAll().as('n'))
+    .where(ownedBy('smart_links', labelId))
+    .where('enabled', '=', 1);
+
+/** Live, unrevoked keys: the ones the plan's key limit counts. */
+const liveKeyCount: LabelCount = (eb, labelId) =>
+  eb
+    .selectFrom('api_keys')
+    .select((inner) => inner.fn.countAll().as('n'))
+    .where(ownedBy('api_keys', labelId))
+    .where('sandbox', '=', 0)
+    .where('revoked_at', 'is', null);
+
+const webhookCount: LabelCount = (eb, labelId) =>
+  eb
+    .selectFrom('webhooks')
+    .select((count) => count.fn.countAll<number>().as('n'))
+    .where(ownedBy('webhooks', labelId));
 
 /**
  * How each limit's use is counted in one workspace: `/me` shows the label's own; a sandbox's

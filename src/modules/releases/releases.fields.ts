@@ -1,11 +1,11 @@
 import type { Static } from 'typebox';
+import type { ReleaseRow } from '../../core/releases.ts';
 import { errors } from '../../errors.ts';
 import { calendarDate, requireText } from '../../http/fields.ts';
 import { isValidUpc } from '../../lib/gtin.ts';
 import { searchKey } from '../../lib/text.ts';
-import { COUNTRIES, GENRES } from '../lookups/lookups.catalog.ts';
+import { COUNTRIES, GENRES } from '../lookups/index.ts';
 import type { PatchReleaseBody } from './releases.schemas.ts';
-import type { ReleaseRow } from './releases.store.ts';
 
 /** A release's fields as a client sends them, checked and turned into column values. */
 

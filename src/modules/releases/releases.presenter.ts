@@ -1,7 +1,8 @@
 import type { Static } from 'typebox';
+import { coverUrl } from '../../core/covers.ts';
+import type { TrackRow } from '../../core/tracks.ts';
 import type { Workspace } from '../../db/scope.ts';
-import { coverUrl } from '../covers/covers.urls.ts';
-import { presentTrack, type TrackRow } from '../tracks/tracks.presenter.ts';
+import { presentTrack } from '../tracks/index.ts';
 import type { HistoryEntry, ReleaseCard, ReleaseListItem } from './releases.schemas.ts';
 import type { ReleaseListRow } from './releases.store.ts';
 

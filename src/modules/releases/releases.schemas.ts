@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
-import { Track } from '../tracks/tracks.schemas.ts';
+import { Track } from '../tracks/index.ts';
 
 export const RELEASE_TYPES = ['single', 'ep', 'album'] as const;
 export const RELEASE_STATUSES = ['draft', 'submitting', 'submitted', 'live', 'failed', 'takedown'] as const;

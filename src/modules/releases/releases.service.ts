@@ -1,6 +1,17 @@
 import type { Static } from 'typebox';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import { findArtistRow } from '../../core/artists.ts';
+import { lockLabel } from '../../core/labels.ts';
+import {
+  assertDraft,
+  findReleaseByUpc,
+  insertHistory,
+  loadRelease,
+  touchRelease,
+  updateRelease,
+} from '../../core/releases.ts';
+import { listReleaseTracks } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
@@ -8,11 +19,9 @@ import { errors } from '../../errors.ts';
 import { calendarDate, requireText } from '../../http/fields.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { searchKey } from '../../lib/text.ts';
-import { findArtistRow } from '../artists/artists.store.ts';
-import type { Authenticated } from '../keys/keys.service.ts';
-import { lockLabel } from '../labels/labels.store.ts';
-import { removeUnusedMedia } from '../media/media.cleanup.ts';
-import { enforceLimit } from '../plans/plans.service.ts';
+import type { Authenticated } from '../keys/index.ts';
+import { removeUnusedMedia } from '../media/index.ts';
+import { enforceLimit } from '../plans/index.ts';
 import { checkFeatured, checkGenre, checkTerritories, checkUpc, releaseChanges } from './releases.fields.ts';
 import {
   type HistoryView,
@@ -25,63 +34,13 @@ import {
 import type { CreateReleaseBody, PatchReleaseBody, ReleaseSort } from './releases.schemas.ts';
 import {
   deleteRelease,
-  findRelease,
-  findReleaseByUpc,
   findReleaseListRow,
-  insertHistory,
   insertRelease,
   listDspStatuses,
   listHistory,
   listReleases,
-  listReleaseTracks,
   type ReleaseFilter,
-  type ReleaseRow,
-  updateRelease,
 } from './releases.store.ts';
-
-/** The release in the caller's workspace, or 404 (also for another label's id). */
-export async function loadRelease(db: Db, workspace: Workspace, id: number): Promise<ReleaseRow> {
-  const release = await findRelease(db, workspace.id, id);
-  if (!release) throw errors.notFound('Release');
-  return release;
-}
-
-/** 409 `conflict` unless the release is still a draft. */
-export function assertDraft(release: ReleaseRow, action: string): void {
-  if (release.status !== 'draft') {
-    throw errors.conflict(
-      `${action} is only possible while the release is a draft (it is ${release.status})`,
-    );
-  }
-}
-
-/** Track, cover and credit changes change the release too: `updated_since` must find it. */
-export async function touchRelease(
-  db: Db,
-  workspace: Workspace,
-  releaseId: number,
-  at: string,
-): Promise<void> {
-  await updateRelease(db, workspace.id, releaseId, { updated_at: at });
-}
-
-/**
- * Runs `change` in a transaction that first marks the release as changed. Updating the release row
- * first also makes concurrent changes of one release wait for each other (a row lock on PostgreSQL;
- * SQLite runs one transaction at a time), so the state read after it is still true at commit.
- */
-export async function changeRelease<T>(
-  ctx: AppContext,
-  workspace: Workspace,
-  releaseId: number,
-  change: (trx: Db, release: ReleaseRow, at: string) => Promise<T>,
-): Promise<T> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const at = isoNow(ctx.clock);
-    await touchRelease(trx, workspace, releaseId, at);
-    return change(trx, await loadRelease(trx, workspace, releaseId), at);
-  });
-}
 
 export async function releaseCard(
   ctx: AppContext,

@@ -1,51 +1,12 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable } from 'kysely';
+import type { ReleaseRow } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
-import { type Dialect, forUpdate } from '../../db/portable.ts';
-import type { ReleaseHistoryTable, ReleasesTable } from '../../db/schema.ts';
-import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import type { ReleasesTable } from '../../db/schema.ts';
+import { ownedBy } from '../../db/scope.ts';
 import type { ReleaseSort } from './releases.schemas.ts';
-
-export type ReleaseRow = Selectable<ReleasesTable>;
-
-export async function findRelease(db: Db, workspaceId: number, id: number): Promise<ReleaseRow | undefined> {
-  return db
-    .selectFrom('releases')
-    .selectAll()
-    .where(ownedBy('releases', workspaceId))
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
-/** The release, held until the transaction ends (PostgreSQL; SQLite has one writer at a time). */
-export async function findReleaseForUpdate(
-  db: Db,
-  dialect: Dialect,
-  workspaceId: number,
-  id: number,
-): Promise<ReleaseRow | undefined> {
-  return forUpdate(
-    db.selectFrom('releases').selectAll().where(ownedBy('releases', workspaceId)).where('id', '=', id),
-    dialect,
-  ).executeTakeFirst();
-}
 
 export async function insertRelease(db: Db, row: Insertable<ReleasesTable>): Promise<ReleaseRow> {
   return db.insertInto('releases').values(row).returningAll().executeTakeFirstOrThrow();
-}
-
-export async function updateRelease(
-  db: Db,
-  workspaceId: number,
-  id: number,
-  changes: Updateable<ReleasesTable>,
-): Promise<ReleaseRow | undefined> {
-  return db
-    .updateTable('releases')
-    .set(changes)
-    .where(ownedBy('releases', workspaceId))
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
 }
 
 /** A release with what its list item shows beside its own columns. */
@@ -178,30 +139,6 @@ export async function listReleasesAwaitingReview(db: Db): Promise<ReleaseListRow
   return rows.map((row) => ({ ...row, tracks_count: Number(row.tracks_count ?? 0) }));
 }
 
-export async function findReleaseByUpc(
-  db: Db,
-  workspaceId: number,
-  upc: string,
-): Promise<ReleaseRow | undefined> {
-  return db
-    .selectFrom('releases')
-    .selectAll()
-    .where(ownedBy('releases', workspaceId))
-    .where('upc', '=', upc)
-    .executeTakeFirst();
-}
-
-export async function listReleaseTracks(db: Db, workspaceId: number, releaseId: number) {
-  return db
-    .selectFrom('tracks')
-    .selectAll()
-    .where(ownedBy('tracks', workspaceId))
-    .where('release_id', '=', releaseId)
-    .orderBy('number')
-    .orderBy('id')
-    .execute();
-}
-
 export async function listDspStatuses(db: Db, workspaceId: number, releaseId: number) {
   return db
     .selectFrom('release_dsp_statuses')
@@ -210,10 +147,6 @@ export async function listDspStatuses(db: Db, workspaceId: number, releaseId: nu
     .where('release_id', '=', releaseId)
     .orderBy('dsp')
     .execute();
-}
-
-export async function insertHistory(db: Db, row: Insertable<ReleaseHistoryTable>): Promise<void> {
-  await db.insertInto('release_history').values(row).execute();
 }
 
 export async function listHistory(db: Db, workspaceId: number, releaseId: number) {
@@ -229,13 +162,6 @@ export async function listHistory(db: Db, workspaceId: number, releaseId: number
 export async function deleteRelease(db: Db, workspaceId: number, id: number): Promise<void> {
   await db.deleteFrom('releases').where(ownedBy('releases', workspaceId)).where('id', '=', id).execute();
 }
-
-/** Every release of the workspace, drafts included, from the counters of migration 0004. */
-export const releaseCount: LabelCount = (eb, labelId) =>
-  eb
-    .selectFrom('release_counts')
-    .select((inner) => inner.fn.coalesce(inner.fn.sum<number | string>('n'), inner.val(0)).as('n'))
-    .where(ownedBy('release_counts', labelId));
 
 /** How many of the workspace's releases are in each status (statuses with none are absent). */
 export async function releaseCountsByStatus(db: Db, workspaceId: number): Promise<Map<string, number>> {

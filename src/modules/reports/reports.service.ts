@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
-import { disabledSmartLinks } from '../smart-links/smart-links.store.ts';
+import { disabledSmartLinks } from '../smart-links/index.ts';
 import { type CatalogHealthBody, ISSUE_LIMIT } from './reports.schemas.ts';
 import {
   catalogCounts,

@@ -4,8 +4,8 @@ import type { Db } from '../../db/database.ts';
 import { isSerializationFailure, snapshotTransaction } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import { findSandboxOf, getLabel } from '../labels/labels.service.ts';
-import { queueMediaCollection } from '../media/media.cleanup.ts';
+import { findSandboxOf, getLabel } from '../labels/index.ts';
+import { queueMediaCollection } from '../media/index.ts';
 import {
   claimCatalogCopy,
   copyArtists,

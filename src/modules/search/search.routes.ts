@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { pageOf, pageResponse } from '../../http/pagination.ts';
 import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse } from '../../http/schemas.ts';
-import { requireFeature } from '../plans/plans.service.ts';
+import { requireFeature } from '../plans/index.ts';
 import { catalogCsv } from './export.service.ts';
 import { CsvText, SearchBody, SearchQuery, TrackListBody, TrackListQuery } from './search.schemas.ts';
 import { listTracks, searchCatalog } from './search.service.ts';

@@ -4,10 +4,9 @@ import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { normalizeIsrc } from '../../lib/isrc.ts';
-import { artistsByIds } from '../artists/artists.store.ts';
-import { presentReleaseListItem } from '../releases/releases.presenter.ts';
-import { releaseListRowsByIds } from '../releases/releases.store.ts';
-import { presentTrack } from '../tracks/tracks.presenter.ts';
+import { artistsByIds } from '../artists/index.ts';
+import { presentReleaseListItem, releaseListRowsByIds } from '../releases/index.ts';
+import { presentTrack } from '../tracks/index.ts';
 import type { SearchBody, TrackListItem } from './search.schemas.ts';
 import {
   artistIdsByName,

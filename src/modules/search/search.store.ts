@@ -1,8 +1,8 @@
+import type { TrackRow } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { Dialect } from '../../db/portable.ts';
 import { ownedBy } from '../../db/scope.ts';
 import { keyContains } from '../../db/text-search.ts';
-import type { TrackRow } from '../tracks/tracks.presenter.ts';
 import { keyMatches } from './search.text.ts';
 
 /** A page request as the pagination helper computes it. */

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { daysBetween, utcDay } from '../../lib/dates.ts';
 import { percent } from '../../lib/percent.ts';
-import { platformName } from '../platforms/platforms.catalog.ts';
+import { platformName } from '../platforms/index.ts';
 import {
   type BreakdownCount,
   breakdownOfLink,

@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
-import { PLATFORM_KEYS } from '../platforms/platforms.catalog.ts';
-import { CalendarDate } from '../releases/releases.schemas.ts';
+import { PLATFORM_KEYS } from '../platforms/index.ts';
+import { CalendarDate } from '../releases/index.ts';
 import { DEVICES } from './link-pages.visitor.ts';
 
 export const THEMES = ['auto', 'light', 'dark'] as const;

@@ -2,7 +2,7 @@ import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import type { SmartLinksTable, SmartLinkTargetsTable } from '../../db/schema.ts';
-import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import { ownedBy } from '../../db/scope.ts';
 import { keyContains } from '../../db/text-search.ts';
 
 export type SmartLinkRow = Selectable<SmartLinksTable>;
@@ -131,14 +131,6 @@ export async function disabledSmartLinks(db: Db, workspaceId: number, limit: num
   ]);
   return { rows, count: Number(count?.n ?? 0) };
 }
-
-/** Links that count toward the plan's limit: the enabled ones (a disabled link gives its place back). */
-export const enabledSmartLinkCount: LabelCount = (eb, labelId) =>
-  eb
-    .selectFrom('smart_links')
-    .select((inner) => inner.fn.countAll().as('n'))
-    .where(ownedBy('smart_links', labelId))
-    .where('enabled', '=', 1);
 
 export async function codeTaken(db: Db, code: string): Promise<boolean> {
   const row = await db.selectFrom('smart_links').select('id').where('code', '=', code).executeTakeFirst();

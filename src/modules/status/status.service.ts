@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { pingDatabase } from '../../db/database.ts';
 import { API_VERSION } from '../../http/conventions.ts';
-import { attemptCountsSince } from '../webhooks/webhooks.store.ts';
+import { attemptCountsSince } from '../webhooks/index.ts';
 import { readMark } from './status.store.ts';
 
 export const DISTRIBUTOR_LAST_EVENT_MARK = 'distributor.last_event_at';

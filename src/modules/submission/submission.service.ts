@@ -1,24 +1,18 @@
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.ts';
+import { changeRelease, insertHistory, type ReleaseRow, updateRelease } from '../../core/releases.ts';
+import { listReleaseTracks, type TrackRow } from '../../core/tracks.ts';
 import { errors } from '../../errors.ts';
-import type { Authenticated } from '../keys/keys.service.ts';
-import { contributorsMissing } from '../moderation/moderation.rules.ts';
+import type { Authenticated } from '../keys/index.ts';
 import {
   approve,
+  contributorsMissing,
   eventRelease,
   publishAll,
   queueReview,
   type StepEvent,
-} from '../moderation/moderation.service.ts';
-import { changeRelease } from '../releases/releases.service.ts';
-import {
-  insertHistory,
-  listReleaseTracks,
-  type ReleaseRow,
-  updateRelease,
-} from '../releases/releases.store.ts';
-import type { TrackRow } from '../tracks/tracks.presenter.ts';
-import { MAX_SINGLE_TRACKS } from '../tracks/tracks.service.ts';
+} from '../moderation/index.ts';
+import { MAX_SINGLE_TRACKS } from '../tracks/index.ts';
 import type { SubmitBody, SubmitResponse } from './submission.schemas.ts';
 
 /** Approval of a sandbox submission: it never sees an operator or the distributor. */

@@ -1,13 +1,13 @@
 import type { Static } from 'typebox';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import { findReleaseForUpdate } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
 import { countFor, type Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { requireText } from '../../http/fields.ts';
-import { publish } from '../events/events.service.ts';
-import { workspaceOwning } from '../labels/labels.service.ts';
-import { findReleaseForUpdate } from '../releases/releases.store.ts';
+import { publish } from '../events/index.ts';
+import { workspaceOwning } from '../labels/index.ts';
 import {
   type CreatedSupportRequest,
   MAX_MESSAGE_LENGTH,

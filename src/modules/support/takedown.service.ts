@@ -1,17 +1,13 @@
 import type { Static } from 'typebox';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import { findReleaseForUpdate } from '../../core/releases.ts';
+import { listReleaseTracks } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
-import { distributorFor, type OutgoingRelease } from '../distributor/distributor.adapter.ts';
-import type { ReleaseStatus } from '../distributor/distributor.stages.ts';
-import {
-  findReleaseForUpdate,
-  findReleaseListRow,
-  listReleaseTracks,
-  type ReleaseListRow,
-} from '../releases/releases.store.ts';
+import { distributorFor, type OutgoingRelease, type ReleaseStatus } from '../distributor/index.ts';
+import { findReleaseListRow, type ReleaseListRow } from '../releases/index.ts';
 import type { SupportRequestStatus, SupportRequestType, TakedownRequestBody } from './support.schemas.ts';
 import {
   type CreatedRequestView,

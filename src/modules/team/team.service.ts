@@ -1,11 +1,11 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
-import { countFor } from '../../db/scope.ts';
+import type { LabelRow } from '../../core/labels.ts';
 import { errors } from '../../errors.ts';
-import { getLabel, type LabelRow } from '../labels/labels.service.ts';
-import { enforceLimit, termsOf } from '../plans/plans.service.ts';
+import { getLabel } from '../labels/index.ts';
+import { countUsage, enforceLimit, termsOf } from '../plans/index.ts';
 import { isRole, ROLE_NAMES, ROLES, type Role } from './team.roles.ts';
-import { findMemberByLogin, insertMember, listMembers, type MemberRow, memberCount } from './team.store.ts';
+import { findMemberByLogin, insertMember, listMembers, type MemberRow } from './team.store.ts';
 
 export interface MemberView {
   user_id: number;
@@ -67,7 +67,7 @@ export async function listTeam(
 ): Promise<{ members: MemberView[]; total: number; seats: { used: number; max: number | null } }> {
   const [members, total] = await Promise.all([
     listMembers(ctx.db, label.id, page),
-    countFor(ctx.db, memberCount, label.id),
+    countUsage(ctx.db, 'members', label.id),
   ]);
   return {
     members: members.map(presentMember),

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { MembersTable } from '../../db/schema.ts';
-import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import { ownedBy } from '../../db/scope.ts';
 
 export type MemberRow = Selectable<MembersTable>;
 
@@ -21,12 +21,6 @@ export async function findMemberByLogin(
     .where('login', '=', login)
     .executeTakeFirst();
 }
-
-export const memberCount: LabelCount = (eb, labelId) =>
-  eb
-    .selectFrom('members')
-    .select((inner) => inner.fn.countAll().as('n'))
-    .where(ownedBy('members', labelId));
 
 export async function listMembers(
   db: Db,

@@ -10,7 +10,7 @@ import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, Id } from '../../http/schemas.ts';
 import { rethrowUnlessBodyFailure } from '../../http/uploads.ts';
 import { bodyCheck } from '../../http/validation.ts';
-import { discardFile } from '../media/media.storage.ts';
+import { discardFile } from '../media/index.ts';
 import { FORM_FIELDS } from './tracks.fields.ts';
 import { presentTrack } from './tracks.presenter.ts';
 import { AI_ELEMENTS, TrackBody, TrackParams } from './tracks.schemas.ts';

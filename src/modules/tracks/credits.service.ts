@@ -1,9 +1,10 @@
 import type { AppContext } from '../../context.ts';
+import type { TrackRow } from '../../core/tracks.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import type { Contributor, Featured, Writer } from './tracks.credits.ts';
 import { type TrackFieldsInput, trackChanges } from './tracks.fields.ts';
-import { presentTrack, type TrackRow } from './tracks.presenter.ts';
+import { presentTrack } from './tracks.presenter.ts';
 import { editTrack, getTrack } from './tracks.service.ts';
 import { updateTrackRow } from './tracks.store.ts';
 

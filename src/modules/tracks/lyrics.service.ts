@@ -1,9 +1,10 @@
 import type { AppContext } from '../../context.ts';
+import type { TrackRow } from '../../core/tracks.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { type LyricLine, type LyricsResult, linesToText, normalizeLines, parseLrc } from '../../lib/lrc.ts';
 import { plainLyrics } from './tracks.fields.ts';
-import { lyricsOf, type TrackRow } from './tracks.presenter.ts';
+import { lyricsOf } from './tracks.presenter.ts';
 import { editTrack, getTrack } from './tracks.service.ts';
 import { updateTrackRow } from './tracks.store.ts';
 

@@ -2,7 +2,7 @@ import type { Static, TSchema } from 'typebox';
 import { errors } from '../../errors.ts';
 import type { SchemaCheck } from '../../http/validation.ts';
 import { searchKey } from '../../lib/text.ts';
-import { CONTRIBUTOR_ROLES, type ContributorRole, type RoleKind } from '../lookups/lookups.catalog.ts';
+import { CONTRIBUTOR_ROLES, type ContributorRole, type RoleKind } from '../lookups/index.ts';
 import type { ContributorsInput, FeaturedInput, WritersInput } from './tracks.schemas.ts';
 
 export interface Writer {

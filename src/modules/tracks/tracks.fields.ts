@@ -1,9 +1,10 @@
 import type { Static } from 'typebox';
+import type { TrackRow } from '../../core/tracks.ts';
 import { errors } from '../../errors.ts';
 import type { SchemaCheck } from '../../http/validation.ts';
 import { normalizeIsrc } from '../../lib/isrc.ts';
 import { searchKey } from '../../lib/text.ts';
-import { LANGUAGES } from '../lookups/lookups.catalog.ts';
+import { LANGUAGES } from '../lookups/index.ts';
 import {
   formCredits,
   normalizeContributors,
@@ -11,7 +12,6 @@ import {
   normalizeWriters,
   parseJsonField,
 } from './tracks.credits.ts';
-import type { TrackRow } from './tracks.presenter.ts';
 import {
   AI_ELEMENTS,
   type AiElement,

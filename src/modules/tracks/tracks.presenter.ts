@@ -1,10 +1,7 @@
-import type { Selectable } from 'kysely';
-import type { TracksTable } from '../../db/schema.ts';
+import type { TrackRow } from '../../core/tracks.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { formatLrc, type LyricLine } from '../../lib/lrc.ts';
 import { AI_ELEMENTS, type AiElement } from './tracks.schemas.ts';
-
-export type TrackRow = Selectable<TracksTable>;
 
 export interface TrackView {
   id: number;

@@ -1,16 +1,14 @@
 import type { AppContext } from '../../context.ts';
+import { assertDraft, changeRelease, loadRelease, type ReleaseRow } from '../../core/releases.ts';
+import type { TrackRow } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import type { SchemaCheck } from '../../http/validation.ts';
 import { searchKey } from '../../lib/text.ts';
-import { keepUpload, removeUnusedMedia } from '../media/media.cleanup.ts';
-import { discardFile } from '../media/media.storage.ts';
-import { assertDraft, changeRelease, loadRelease } from '../releases/releases.service.ts';
-import type { ReleaseRow } from '../releases/releases.store.ts';
+import { discardFile, keepUpload, removeUnusedMedia } from '../media/index.ts';
 import { type AudioFacts, probeAudio } from './tracks.audio.ts';
 import { assertPreviewWithin, formInput, type TrackFieldsInput, trackChanges } from './tracks.fields.ts';
-import type { TrackRow } from './tracks.presenter.ts';
 import {
   countReleaseTracks,
   deleteTrackRow,

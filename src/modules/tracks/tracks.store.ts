@@ -1,8 +1,8 @@
 import type { Insertable, Updateable } from 'kysely';
+import type { TrackRow } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { TracksTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
-import type { TrackRow } from './tracks.presenter.ts';
 
 export async function findTrack(
   db: Db,

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../../errors.ts';
 import { assertNoNulCharacter } from '../../http/text-input.ts';
 import { isSystemError } from '../../http/uploads.ts';
-import { discardFile, type ReceivedFile, receiveToTemp } from '../media/media.storage.ts';
+import { discardFile, type ReceivedFile, receiveToTemp } from '../media/index.ts';
 
 /** Audio files above this are refused with 413 (spec: WAV or FLAC up to 200 MB). */
 export const MAX_AUDIO_BYTES = 200 * 1024 * 1024;

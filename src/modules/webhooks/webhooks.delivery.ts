@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
-import type { DeliveryJob } from './webhooks.fanout.ts';
+import type { DeliveryJob } from '../events/index.ts';
 import { decryptSecret } from './webhooks.secrets.ts';
 import { type AttemptResult, signatureHeader, type WebhookSender } from './webhooks.sender.ts';
 import {

@@ -1,14 +1,19 @@
 import type { AppContext } from '../../context.ts';
+import { lockLabel } from '../../core/labels.ts';
 import { errors } from '../../errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
-import { EVENT_KINDS, EVENT_NAMES, type EventKind } from '../events/events.catalog.ts';
-import { publish } from '../events/events.service.ts';
-import { findEvent } from '../events/events.store.ts';
-import type { Authenticated } from '../keys/keys.service.ts';
-import { lockLabel } from '../labels/labels.store.ts';
-import { enforceLimit, requireFeature } from '../plans/plans.service.ts';
+import {
+  EVENT_KINDS,
+  EVENT_NAMES,
+  type EventKind,
+  findEvent,
+  publish,
+  queueDelivery,
+  subscribedEvents,
+} from '../events/index.ts';
+import type { Authenticated } from '../keys/index.ts';
+import { enforceLimit, requireFeature } from '../plans/index.ts';
 import { AddressRefused, addressPolicy, assertDeliverableUrl } from './webhooks.address.ts';
-import { queueDelivery, subscribedEvents } from './webhooks.fanout.ts';
 import { encryptSecret, newWebhookSecret } from './webhooks.secrets.ts';
 import {
   type AttemptRow,

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { WebhookAttemptsTable, WebhooksTable } from '../../db/schema.ts';
-import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import { ownedBy } from '../../db/scope.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
@@ -9,28 +9,8 @@ export type AttemptRow = Selectable<WebhookAttemptsTable>;
 /** Webhooks fail this many times in a row before they are switched off. */
 const FAILURES_BEFORE_DISABLING = 20;
 
-export const webhookCount: LabelCount = (eb, labelId) =>
-  eb
-    .selectFrom('webhooks')
-    .select((count) => count.fn.countAll<number>().as('n'))
-    .where(ownedBy('webhooks', labelId));
-
 export async function webhooksOfLabel(db: Db, labelId: number): Promise<WebhookRow[]> {
   return db.selectFrom('webhooks').selectAll().where(ownedBy('webhooks', labelId)).orderBy('id').execute();
-}
-
-/** The label's active webhooks with the label's plan key: one query, none at all without webhooks. */
-export async function activeWebhooksOfLabel(
-  db: Db,
-  labelId: number,
-): Promise<Array<Pick<WebhookRow, 'id' | 'events'> & { plan: string }>> {
-  return db
-    .selectFrom('webhooks')
-    .innerJoin('labels', 'labels.id', 'webhooks.label_id')
-    .select(['webhooks.id', 'webhooks.events', 'labels.plan'])
-    .where(ownedBy('webhooks', labelId))
-    .where('webhooks.active', '=', 1)
-    .execute();
 }
 
 export async function findWebhook(db: Db, labelId: number, id: number): Promise<WebhookRow | undefined> {
@@ -175,10 +155,4 @@ export async function attemptCountsSince(db: Db, since: string): Promise<{ total
 export async function deleteAttemptsBefore(db: Db, cutoff: string): Promise<number> {
   const result = await db.deleteFrom('webhook_attempts').where('created_at', '<', cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);
-}
-
-/** The label a webhook belongs to (a delivery's fair share is its label's). */
-export async function labelOfWebhook(db: Db, id: number): Promise<number | undefined> {
-  const row = await db.selectFrom('webhooks').select('label_id').where('id', '=', id).executeTakeFirst();
-  return row?.label_id;
 }

@@ -1,12 +1,12 @@
 import type { Config } from '../../config.ts';
+import { type ReleaseRow, updateRelease } from '../../core/releases.ts';
+import { nextInSequence } from '../../core/sequences.ts';
+import type { TrackRow } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { ean13 } from '../../lib/gtin.ts';
 import { composeIsrc, MAX_ISRC_DESIGNATION } from '../../lib/isrc.ts';
-import type { ReleaseRow } from '../releases/releases.store.ts';
-import { updateRelease } from '../releases/releases.store.ts';
-import type { TrackRow } from '../tracks/tracks.presenter.ts';
-import { isrcInUse, nextInSequence, setTrackIsrc, upcInUse } from './submission.store.ts';
+import { isrcInUse, setTrackIsrc, upcInUse } from './moderation.store.ts';
 
 /**
  * GS1 prefix 200 is "restricted circulation": such numbers never name a trade item in a store,

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { WebhooksTable } from '../../db/schema.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import { isPlanKey, PLANS } from '../plans/plans.catalog.ts';
-import { activeWebhooksOfLabel, labelOfWebhook, type WebhookRow } from './webhooks.store.ts';
+import { isPlanKey, PLANS } from '../plans/index.ts';
+import { activeWebhooksOfLabel, labelOfWebhook } from './events.store.ts';
+
+/*
+ * An event's deliveries are queued by the transaction that publishes it, so finding the webhooks
+ * that subscribe and queueing their delivery jobs belong to the events; webhooks/ manages the
+ * subscriptions and sends what is queued here.
+ */
 
 export const DELIVERY_JOB = 'webhook.delivery';
 
@@ -18,7 +26,7 @@ export interface DeliveryJob {
   redelivery?: true;
 }
 
-export function subscribedEvents(row: Pick<WebhookRow, 'events'>): string[] {
+export function subscribedEvents(row: Pick<Selectable<WebhooksTable>, 'events'>): string[] {
   return JSON.parse(row.events) as string[];
 }
 

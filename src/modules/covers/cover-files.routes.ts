@@ -4,8 +4,8 @@ import type { AppContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { ErrorResponse } from '../../http/schemas.ts';
 import { BinaryBody } from '../../http/uploads.ts';
-import { findCoverFile, VARIANT_WIDTHS } from '../covers/covers.files.ts';
-import { openStoredFile } from './media.storage.ts';
+import { openStoredFile } from '../media/index.ts';
+import { findCoverFile, VARIANT_WIDTHS } from './covers.files.ts';
 
 const CoverFileParams = Type.Object({
   file: Type.String({
@@ -25,7 +25,7 @@ const CoverFileQuery = Type.Object({
 });
 
 /** Stored media served by address, outside /api/v1: `cover_url` works without a key, like any image. */
-export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function coverFilesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/media/covers/:file',

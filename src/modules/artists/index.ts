@@ -1,0 +1,2 @@
+export { artistsRoutes } from './artists.routes.ts';
+export { artistsByIds } from './artists.store.ts';

@@ -1,0 +1,4 @@
+export { financeRoutes } from './finance.routes.ts';
+export type { ImportReport } from './royalty-import.report.ts';
+export { importStatement, unmatchedLines } from './royalty-import.service.ts';
+export { createWithdrawal, moveWithdrawal, type WithdrawalOutcome } from './withdrawals.service.ts';

@@ -1,0 +1,1 @@
+export { identityRoutes } from './identity.routes.ts';

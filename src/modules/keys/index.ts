@@ -1,0 +1,1 @@
+export { type Authenticated, authenticateKey, createKey, listKeys, revokeKey } from './keys.service.ts';

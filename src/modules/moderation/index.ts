@@ -1,0 +1,13 @@
+export { closeAudioAnalysis } from './moderation.pool.ts';
+export { contributorsMissing } from './moderation.rules.ts';
+export {
+  approve,
+  decide,
+  eventRelease,
+  MODERATION_JOB,
+  moderationQueue,
+  publishAll,
+  queueReview,
+  reviewHandler,
+  type StepEvent,
+} from './moderation.service.ts';

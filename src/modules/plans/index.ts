@@ -1,0 +1,25 @@
+export {
+  isLimitName,
+  isPlanKey,
+  isScope,
+  type LimitName,
+  PLAN_KEYS,
+  PLANS,
+  type PlanKey,
+  SCOPES,
+  type Scope,
+  USAGE_NAMES,
+} from './plans.catalog.ts';
+export { plansRoutes } from './plans.routes.ts';
+export { FeaturesSchema, LimitsSchema, UsageSchema } from './plans.schemas.ts';
+export {
+  enforceLimit,
+  parseLimitOverrides,
+  planOf,
+  requireFeature,
+  scopeOutsidePlan,
+  type Terms,
+  termsOf,
+  usageOf,
+} from './plans.service.ts';
+export { countUsage } from './plans.store.ts';

@@ -1,0 +1,26 @@
+export {
+  parseJson,
+  presentDspStatuses,
+  presentEventRelease,
+  presentReleaseListItem,
+  type ReleaseListView,
+} from './releases.presenter.ts';
+export { releasesRoutes } from './releases.routes.ts';
+export {
+  CalendarDate,
+  DSP_STAGES,
+  DspStatus,
+  RELEASE_STATUSES,
+  REVIEW_STATUSES,
+  ReleaseListBody,
+  ReleaseListItem,
+} from './releases.schemas.ts';
+export { releasePage } from './releases.service.ts';
+export {
+  findReleaseListRow,
+  listDspStatuses,
+  listReleasesAwaitingReview,
+  type ReleaseListRow,
+  releaseCountsByStatus,
+  releaseListRowsByIds,
+} from './releases.store.ts';

@@ -1,0 +1,1 @@
+export { copyCatalogIntoSandbox, resetSandbox } from './sandbox.service.ts';
