@@ -18,7 +18,7 @@ export interface Measured {
 /** Below this share of the baseline's requests/s, `GET /me` misses the goal the issue set. */
 export const ME_GOAL_RATIO = 0.5;
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   const upper = sorted[middle] ?? 0;

@@ -159,7 +159,7 @@ async function measureRounds(scenarios: readonly Scenario[], settings: Settings)
 
 async function startHello(dir: string): Promise<Server> {
   const port = await freePort();
-  // Through tsx, as Labeldesk runs, so both carry the same loader.
+  // Through tsx, as it is TypeScript; a loader costs start-up time, not the steady state measured here.
   const child = startNodeChild('hello server', ['--import', 'tsx', 'bench/hello-server.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: String(port) },

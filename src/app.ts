@@ -14,6 +14,7 @@ import { idempotencyPlugin } from './http/idempotency.ts';
 import { openapiPlugin } from './http/openapi.ts';
 import type { RateLimiter } from './http/rate-limiter.ts';
 import { ErrorBody } from './http/schemas.ts';
+import { buildSerializer } from './http/serialization.ts';
 import { textInputPlugin } from './http/text-input.ts';
 import { buildValidator } from './http/validation.ts';
 import { analyticsRoutes } from './modules/analytics/index.ts';
@@ -74,7 +75,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
     return503OnClosing: true,
     frameworkErrors: sendFrameworkError,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
-    schemaController: { compilersFactory: { buildValidator } },
+    schemaController: { compilersFactory: { buildValidator, buildSerializer } },
   };
   const tls = deps.https;
   if (tls) {

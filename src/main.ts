@@ -1,13 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { distributorCommand } from './commands/distributor.command.ts';
-import { financeCommand } from './commands/finance.command.ts';
-import { keyCommand } from './commands/key.command.ts';
-import { labelCommand } from './commands/label.command.ts';
-import { memberCommand } from './commands/member.command.ts';
-import { moderationCommand } from './commands/moderation.command.ts';
 import type { Run } from './commands/output.ts';
-import { sandboxCommand } from './commands/sandbox.command.ts';
-import { supportCommand } from './commands/support.command.ts';
 import { loadConfig } from './config.ts';
 import { createDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -78,7 +70,7 @@ function oneLineUsageErrors(command: Command): void {
   for (const sub of command.commands) oneLineUsageErrors(sub);
 }
 
-export function buildProgram(): Command {
+export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('labeldesk').description(
     'Labeldesk: the Label Catalog and Release Distribution API server',
   );
@@ -100,21 +92,39 @@ export function buildProgram(): Command {
       const { buildOpenApiDocument } = await import('./openapi-document.ts');
       process.stdout.write(`${JSON.stringify(await buildOpenApiDocument(), null, 2)}\n`);
     });
-  program.addCommand(labelCommand(run));
-  program.addCommand(keyCommand(run));
-  program.addCommand(memberCommand(run));
-  program.addCommand(moderationCommand(run));
-  program.addCommand(sandboxCommand(run));
-  program.addCommand(distributorCommand(run));
-  program.addCommand(supportCommand(run));
-  program.addCommand(financeCommand(run));
+  for (const command of await operatorCommands(argv)) program.addCommand(command);
   oneLineUsageErrors(program);
   return program;
 }
 
+/** The operator commands in the order help lists them; each loads its own services when it is loaded. */
+const OPERATOR_COMMANDS: ReadonlyArray<readonly [string, () => Promise<Command>]> = [
+  ['label', async () => (await import('./commands/label.command.ts')).labelCommand(run)],
+  ['key', async () => (await import('./commands/key.command.ts')).keyCommand(run)],
+  ['member', async () => (await import('./commands/member.command.ts')).memberCommand(run)],
+  ['moderation', async () => (await import('./commands/moderation.command.ts')).moderationCommand(run)],
+  ['sandbox', async () => (await import('./commands/sandbox.command.ts')).sandboxCommand(run)],
+  ['distributor', async () => (await import('./commands/distributor.command.ts')).distributorCommand(run)],
+  ['support', async () => (await import('./commands/support.command.ts')).supportCommand(run)],
+  ['finance', async () => (await import('./commands/finance.command.ts')).financeCommand(run)],
+];
+const BUILT_IN = new Set(['serve', 'migrate', 'openapi']);
+
+/**
+ * Only the command named on the line is loaded, so `labeldesk label list` starts without the code
+ * (and libraries such as TypeBox and sharp) of the other commands; serve, migrate and openapi load
+ * none of them. Help, or a name that is no command, loads them all to list them.
+ */
+function operatorCommands(argv: readonly string[]): Promise<Command[]> {
+  const name = argv[2] ?? '';
+  if (BUILT_IN.has(name)) return Promise.resolve([]);
+  const named = OPERATOR_COMMANDS.filter(([noun]) => noun === name);
+  return Promise.all((named.length > 0 ? named : OPERATOR_COMMANDS).map(([, load]) => load()));
+}
+
 export async function main(argv: string[]): Promise<void> {
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv)).parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) process.exit(error.exitCode);
     fail(error);

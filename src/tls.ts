@@ -1,7 +1,6 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 import { type Config, ConfigError } from './config.ts';
 
 export interface TlsMaterial {
@@ -52,6 +51,8 @@ export async function loadTlsMaterial(config: Config): Promise<TlsMaterial> {
   const keyFile = join(dir, 'localhost-key.pem');
   if (!existsSync(certFile) || !existsSync(keyFile)) {
     mkdirSync(dir, { recursive: true });
+    // Loaded only to make a certificate, once per data dir: it is large, and every other start skips it.
+    const { generate } = await import('selfsigned');
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
       curve: 'P-256',

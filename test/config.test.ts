@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type Config, ConfigError, type Env, loadConfig, parseDuration } from '../src/config.ts';
+import { SOURCES } from './helpers/installation.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA_DIR = '/srv/labeldesk-data';
@@ -351,8 +352,12 @@ function runCli(args: string[], env: Env): Promise<Exit> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      [join(ROOT, 'bin/labeldesk.js'), ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: 30_000 },
+      [SOURCES.bin, ...args],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...SOURCES.env, ...env },
+        timeout: 30_000,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         done({ code, stdout, stderr });

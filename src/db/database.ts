@@ -10,7 +10,6 @@ import {
   type SqliteStatement,
   sql,
 } from 'kysely';
-import pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Dialect } from './portable.ts';
 import { trackChanges } from './read-cache.ts';
@@ -146,7 +145,8 @@ function commitsByOtherConnections(sqlite: SqliteDatabase.Database): () => unkno
 }
 
 function openPostgres(url: string): Db {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // Kysely makes the pool at the first query; pg is loaded then, so SQLite installations never load it.
+  const pool = async () => new (await import('pg')).default.Pool({ connectionString: url, max: 10 });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

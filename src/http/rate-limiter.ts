@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { MaybePromise } from '../lib/maybe-promise.ts';
 
 export const WINDOW_MS = 60_000;
@@ -104,22 +104,26 @@ interface RedisWithSlidingWindow extends Redis {
 
 /** Shared store: every server process pointed at the same Redis spends one budget. */
 export class RedisRateLimiter implements RateLimiter {
-  private readonly redis: RedisWithSlidingWindow;
+  /** ioredis is loaded here, so that an installation without Redis starts without loading it. */
+  private readonly redis: Promise<RedisWithSlidingWindow>;
 
   constructor(
     url: string,
     private readonly keyPrefix = 'labeldesk:rate:',
   ) {
-    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-    redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
-    // While Redis is away the client reconnects by itself; each request that needed it fails with
-    // 503 and is logged by the auth hook, so connection errors need no second report here.
-    redis.on('error', () => undefined);
-    this.redis = redis as RedisWithSlidingWindow;
+    this.redis = import('ioredis').then(({ Redis }) => {
+      const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+      redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
+      // While Redis is away the client reconnects by itself; each request that needed it fails with
+      // 503 and is logged by the auth hook, so connection errors need no second report here.
+      redis.on('error', () => undefined);
+      return redis as RedisWithSlidingWindow;
+    });
   }
 
   async hit(bucket: string, limit: number, nowMs: number): Promise<RateDecision> {
-    const [allowed, count, oldest] = await this.redis.slidingWindow(
+    const redis = await this.redis;
+    const [allowed, count, oldest] = await redis.slidingWindow(
       this.keyPrefix + bucket,
       nowMs,
       WINDOW_MS,
@@ -130,7 +134,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
-    await this.redis.quit();
+    await (await this.redis).quit();
   }
 }
 

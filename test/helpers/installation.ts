@@ -14,7 +14,21 @@ import pg from 'pg';
 import { TEST_DATABASE, TEST_POSTGRES_URL } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin/labeldesk.js');
+
+/** The `labeldesk` a child process runs: its bin/labeldesk.js and the environment that picks its code. */
+export interface Program {
+  bin: string;
+  env: Record<string, string>;
+}
+
+/**
+ * The checkout's sources, which tests run: bin/labeldesk.js would otherwise prefer a dist/ that may
+ * predate the last edit. test/build.test.ts runs a fresh build instead.
+ */
+export const SOURCES: Program = {
+  bin: join(ROOT, 'bin/labeldesk.js'),
+  env: { LABELDESK_FROM_SOURCES: '1' },
+};
 
 // ---------------------------------------------------------------------------------------------
 // A private installation: a fresh data dir and, on PostgreSQL, a database of its own.
@@ -23,8 +37,10 @@ export interface Installation {
   dataDir: string;
   /** The installation's own PostgreSQL database; null on SQLite, where the data dir holds the file. */
   databaseUrl: string | null;
-  /** What points a child process at this installation. */
+  /** What points a child process at this installation (and at the program's code). */
   env: Record<string, string>;
+  /** The bin/labeldesk.js a child process runs. */
+  bin: string;
   dispose(): Promise<void>;
 }
 
@@ -66,14 +82,15 @@ export async function selectRows<T extends Record<string, unknown>>(
  * plain URL, just as an operator's installation does. `purpose` names the temp dir and the database
  * (so a leftover shows which test left it) and must be a plain SQL identifier.
  */
-export async function newInstallation(purpose: string): Promise<Installation> {
+export async function newInstallation(purpose: string, program: Program = SOURCES): Promise<Installation> {
   const dataDir = mkdtempSync(join(tmpdir(), `labeldesk-${purpose}-`));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
   if (TEST_DATABASE === 'sqlite') {
     return {
       dataDir,
       databaseUrl: null,
-      env: { LABELDESK_DATA_DIR: dataDir },
+      env: { ...program.env, LABELDESK_DATA_DIR: dataDir },
+      bin: program.bin,
       dispose: async () => removeDataDir(),
     };
   }
@@ -84,7 +101,8 @@ export async function newInstallation(purpose: string): Promise<Installation> {
   return {
     dataDir,
     databaseUrl: url.toString(),
-    env: { LABELDESK_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    env: { ...program.env, LABELDESK_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    bin: program.bin,
     dispose: async () => {
       // `with (force)`: a server that failed to stop cleanly must not keep the database alive.
       await withClient(TEST_POSTGRES_URL, (client) =>
@@ -118,7 +136,7 @@ export function runLabeldesk(
   return new Promise((done) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [install.bin, ...args],
       { cwd: ROOT, env: childEnv(install, extraEnv), timeout: 30_000 },
       (error, stdout, stderr) => {
         // A child killed by the timeout or a signal has no numeric code: -1 keeps it apart from exit 1.
@@ -198,7 +216,7 @@ export async function startServer(
   extraEnv: Record<string, string> = {},
   ready: (stderr: string) => boolean = () => true,
 ): Promise<Server> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [install.bin, 'serve'], {
     cwd: ROOT,
     env: childEnv(install, { PORT: '0', ...extraEnv }),
     stdio: ['ignore', 'pipe', 'pipe'],

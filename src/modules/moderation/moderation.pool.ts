@@ -16,13 +16,16 @@ const IDLE_MS = 60_000;
 /** Excerpts are bounded (moderation.lossy.ts); this stops a thread that grows past them anyway. */
 const MAX_HEAP_MB = 128;
 
-const WORKER = new URL('./moderation.worker.ts', import.meta.url).href;
+/** The worker file sits beside this one: compiled in dist/ (.js), or a source in src/ (.ts) run through tsx. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const WORKER = new URL(`./moderation.worker.${FROM_SOURCES ? 'ts' : 'js'}`, import.meta.url).href;
 /**
  * Threads do not inherit loader hooks registered in code, as bin/labeldesk.js registers tsx, so
- * each thread imports tsx's loader itself; by absolute URL, whatever the working directory. This
- * replaces the inherited flags, so a thread started under `node --import tsx` loads it once too.
+ * each thread of the sources imports tsx's loader itself; by absolute URL, whatever the working
+ * directory. This replaces the inherited flags, so a thread started under `node --import tsx` loads
+ * it once too, and a compiled thread (which needs no loader) none at all.
  */
-const THREAD_FLAGS = ['--import', import.meta.resolve('tsx')];
+const THREAD_FLAGS = FROM_SOURCES ? ['--import', import.meta.resolve('tsx')] : [];
 
 let pool: Piscina<AnalysisTask, LossyEvidence | null> | null = null;
 

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { parseFile } from 'music-metadata';
+import type { IAudioMetadata } from 'music-metadata';
 import { errors } from '../../errors.ts';
 
 /** What an accepted audio file is, read from its content (never from its name or declared type). */
@@ -106,7 +106,9 @@ function assertPlausible(sampleRate: number, channels: number, bitDepth: number 
  * facts no real recording has, is a 400.
  */
 export async function probeAudio(path: string): Promise<AudioFacts> {
-  let metadata: Awaited<ReturnType<typeof parseFile>>;
+  // Loaded at the first upload rather than at start-up, which it would slow for every command and serve.
+  const { parseFile } = await import('music-metadata');
+  let metadata: IAudioMetadata;
   try {
     metadata = await parseFile(path, { skipCovers: true });
   } catch {
