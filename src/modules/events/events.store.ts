@@ -32,7 +32,7 @@ export async function eventsAfter(
   db: Db,
   workspaceId: number,
   after: number,
-  types: readonly string[] | null,
+  types: readonly EventRow['event'][] | null,
   limit: number,
 ): Promise<EventRow[]> {
   let query = db

@@ -50,7 +50,7 @@ function instantOf(field: string, text: string): string {
 }
 
 function filterOf(query: {
-  status?: string;
+  status?: ReleaseFilter['status'];
   artist_id?: number;
   upc?: string;
   ids?: string;
