@@ -30,8 +30,7 @@ export type DspStage = (typeof DSP_STAGES)[number];
 
 export type CoverFormat = 'jpeg' | 'png';
 
-export const AUDIO_FORMATS = ['wav', 'flac'] as const;
-export type AudioFormat = (typeof AUDIO_FORMATS)[number];
+export type AudioFormat = 'wav' | 'flac';
 
 export const EVENT_NAMES = [
   'release.review_pending',
@@ -61,8 +60,7 @@ export const THEMES = ['auto', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 
 /** What a smart link's daily breakdown counts by. */
-export const DIMENSIONS = ['source', 'device', 'language', 'hour', 'platform'] as const;
-export type Dimension = (typeof DIMENSIONS)[number];
+export type Dimension = 'source' | 'device' | 'language' | 'hour' | 'platform';
 
 /** `pending` -> `processing` -> `paid` | `rejected`, set by the operator. */
 export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'paid', 'rejected'] as const;

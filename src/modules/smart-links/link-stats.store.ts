@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { ownedBy } from '../../db/scope.ts';
+import type { Dimension } from '../../db/values.ts';
 
-export const DIMENSIONS = ['source', 'device', 'language', 'hour', 'platform'] as const;
-export type Dimension = (typeof DIMENSIONS)[number];
+export type { Dimension };
 
 export interface BreakdownCount {
   dimension: Dimension;
