@@ -6,7 +6,7 @@ import { discardFile, type ReceivedFile, receiveToTemp } from '../media/media.st
 import { assertDraft, changeRelease, loadRelease } from '../releases/releases.service.ts';
 import { type ReleaseRow, updateRelease } from '../releases/releases.store.ts';
 import { type CoverImage, inspectCover } from './covers.image.ts';
-import { type CoverFormat, isCoverFormat } from './covers.urls.ts';
+import type { CoverFormat } from './covers.urls.ts';
 
 /** Larger uploads are refused with 413 (the spec sets no size; a 3000x3000 JPEG is usually 2 to 6 MB). */
 export const MAX_COVER_BYTES = 20 * 1024 * 1024;
@@ -56,7 +56,7 @@ async function storeCover(
 /** The replaced cover's file and its resized copies go once no release (a sandbox copy) shows it. */
 async function forgetCover(ctx: AppContext, previous: ReleaseRow, current: StoredCover): Promise<void> {
   const { cover_hash: hash, cover_format: format } = previous;
-  if (hash === null || !isCoverFormat(format) || hash === current.sha256) return;
+  if (hash === null || format === null || hash === current.sha256) return;
   await removeUnusedMedia(ctx, 'covers', [{ hash, format }]);
 }
 

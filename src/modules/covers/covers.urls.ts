@@ -24,8 +24,8 @@ export function coverFileUrl(baseUrl: string, sha256: string, format: CoverForma
 /** The cover's public address, or null while the release has no cover. */
 export function coverUrl(
   baseUrl: string,
-  release: { cover_hash: string | null; cover_format: string | null },
+  release: { cover_hash: string | null; cover_format: CoverFormat | null },
 ): string | null {
-  if (release.cover_hash === null || !isCoverFormat(release.cover_format)) return null;
+  if (release.cover_hash === null || release.cover_format === null) return null;
   return coverFileUrl(baseUrl, release.cover_hash, release.cover_format);
 }

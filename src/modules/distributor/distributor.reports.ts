@@ -186,8 +186,7 @@ export async function applyPlatformReports(
     );
   }
   for (const report of applied) {
-    report.release_status = (inFlight.get(report.release_id)?.row.status ??
-      report.release_status) as ReleaseStatus;
+    report.release_status = inFlight.get(report.release_id)?.row.status ?? report.release_status;
   }
   if (origin === 'distributor' && applied.some((report) => report.changed)) {
     await stampMark(trx, DISTRIBUTOR_LAST_EVENT_MARK, at);
@@ -210,7 +209,7 @@ async function applyOne(
     release_id: row.id,
     dsp: report.dsp,
     stage: report.stage,
-    release_status: row.status as ReleaseStatus,
+    release_status: row.status,
   };
   if (from === report.stage) return { ...unchanged, changed: false };
   if (!canMove(from, report.stage)) {

@@ -54,7 +54,7 @@ export async function publish(
 export function presentEvent(row: EventRow): EventView {
   return {
     id: row.id,
-    event: row.event as EventKind,
+    event: row.event,
     created_at: row.created_at,
     data: JSON.parse(row.data) as Record<string, unknown>,
   };

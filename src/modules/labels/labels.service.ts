@@ -40,16 +40,12 @@ export function parseLimitOverrides(json: string): Partial<Record<LimitName, num
   return overrides;
 }
 
-export function planOf(label: LabelRow): PlanKey {
-  return isPlanKey(label.plan) ? label.plan : 'start';
-}
-
 export function presentLabel(label: LabelRow): LabelView {
   return {
     id: label.id,
     name: label.name,
     slug: label.slug,
-    plan: planOf(label),
+    plan: label.plan,
     contract_signed: label.contract_signed === 1,
     limit_overrides: parseLimitOverrides(label.limit_overrides),
     commission_override: label.commission_override,

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { MIN_COVER_SIDE } from '../covers/covers.image.ts';
-import { coverExtension, isCoverFormat } from '../covers/covers.urls.ts';
+import { coverExtension } from '../covers/covers.urls.ts';
 import { fileExists, mediaPath } from '../media/media.storage.ts';
 import type { ReleaseRow } from '../releases/releases.store.ts';
 import type { TrackRow } from '../tracks/tracks.presenter.ts';
@@ -74,7 +74,7 @@ async function coverFindings(ctx: AppContext, release: ReleaseRow): Promise<Find
   }
   const format = release.cover_format;
   const stored =
-    isCoverFormat(format) &&
+    format !== null &&
     (await fileExists(mediaPath(ctx.config.dataDir, 'covers', release.cover_hash, coverExtension(format))));
   if (stored) return [];
   return at('cover', [

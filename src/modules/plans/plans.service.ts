@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { readCache } from '../../db/read-cache.ts';
 import { errors } from '../../errors.ts';
-import { type LabelRow, parseLimitOverrides, planOf } from '../labels/labels.service.ts';
+import { type LabelRow, parseLimitOverrides } from '../labels/labels.service.ts';
 import {
   cheapestPlanWithFeature,
   type FeatureName,
@@ -24,7 +24,7 @@ export interface Terms {
 export type Usage = Record<UsageName, number>;
 
 export function termsOf(label: LabelRow): Terms {
-  const plan = PLANS[planOf(label)];
+  const plan = PLANS[label.plan];
   return {
     plan,
     limits: { ...plan.limits, ...parseLimitOverrides(label.limit_overrides) },

@@ -1,4 +1,6 @@
 import type { Static } from '@sinclair/typebox';
+import type { Selectable } from 'kysely';
+import type { ReleaseDspStatusesTable } from '../../db/schema.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { coverUrl } from '../covers/covers.urls.ts';
 import { presentTrack, type TrackRow } from '../tracks/tracks.presenter.ts';
@@ -9,12 +11,7 @@ export type ReleaseListView = Static<typeof ReleaseListItem>;
 export type ReleaseCardView = Static<typeof ReleaseCard>;
 export type HistoryView = Static<typeof HistoryEntry>;
 
-interface DspStatusRow {
-  dsp: string;
-  stage: string;
-  detail: string | null;
-  updated_at: string;
-}
+type DspStatusRow = Pick<Selectable<ReleaseDspStatusesTable>, 'dsp' | 'stage' | 'detail' | 'updated_at'>;
 
 /** A JSON text column, or `fallback` when it does not parse. */
 export function parseJson<T>(json: string, fallback: T): T {
@@ -26,10 +23,7 @@ export function parseJson<T>(json: string, fallback: T): T {
 }
 
 export function presentDspStatuses(rows: readonly DspStatusRow[]): ReleaseCardView['dsp_statuses'] {
-  return rows.map((status) => ({
-    ...status,
-    stage: status.stage as ReleaseCardView['dsp_statuses'][number]['stage'],
-  }));
+  return rows.map(({ dsp, stage, detail, updated_at }) => ({ dsp, stage, detail, updated_at }));
 }
 
 export function presentReleaseListItem(
@@ -40,8 +34,8 @@ export function presentReleaseListItem(
   return {
     id: row.id,
     title: row.title,
-    type: row.type as ReleaseListView['type'],
-    status: row.status as ReleaseListView['status'],
+    type: row.type,
+    status: row.status,
     release_date: row.release_date,
     upc: row.upc,
     genre: row.genre,
@@ -68,7 +62,7 @@ export function presentReleaseCard(
     original_release_date: row.original_release_date,
     territories: parseJson<ReleaseCardView['territories']>(row.territories, 'worldwide'),
     featured_artists: parseJson<ReleaseCardView['featured_artists']>(row.featured_artists, []),
-    review_status: row.review_status as ReleaseCardView['review_status'],
+    review_status: row.review_status,
     review_comment: row.review_comment,
     store_links: parseJson<Record<string, string>>(row.store_links, {}),
     is_ai_generated: tracks.some((track) => track.ai_service !== null),

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.ts';
 import type { Dialect } from '../../db/portable.ts';
 import { ownedBy } from '../../db/scope.ts';
 import { keyContains } from '../../db/text-search.ts';
+import type { ReleaseStatus } from '../../db/values.ts';
 import type { TrackRow } from '../tracks/tracks.presenter.ts';
 import { keyMatches } from './search.text.ts';
 
@@ -21,7 +22,7 @@ export interface TrackListFilter {
 /** A track with the release fields its `/tracks` list item shows. */
 export type TrackListRow = TrackRow & {
   release_title: string;
-  release_status: string;
+  release_status: ReleaseStatus;
   release_upc: string | null;
   artist_name: string;
 };

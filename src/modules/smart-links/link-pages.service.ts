@@ -13,7 +13,6 @@ import { platformName } from '../platforms/platforms.catalog.ts';
 import type { LinkPage, PresaveState } from './link-pages.render.ts';
 import type { Visit } from './link-pages.visitor.ts';
 import { addToCounters, type BreakdownCount } from './link-stats.store.ts';
-import type { Theme } from './smart-links.schemas.ts';
 import { presaveOpen, presentSmartLink, smartLinkUrl } from './smart-links.service.ts';
 import {
   countPresave,
@@ -66,7 +65,7 @@ export function linkPage(ctx: AppContext, open: OpenLink): LinkPage {
       name: platformName(target.platform),
       href: redirectUrl(ctx.config, link, target.platform),
     })),
-    theme: link.theme as Theme,
+    theme: link.theme,
     accent: link.accent,
     cta_text: link.cta_text,
     hide_branding: link.hide_branding === 1,

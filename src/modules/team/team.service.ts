@@ -20,7 +20,7 @@ export interface MemberView {
 
 /** E-mail is stored for the operator but never presented. */
 export function presentMember(member: MemberRow): MemberView {
-  const role = isRole(member.role) ? ROLES[member.role] : ROLES.viewer;
+  const role = ROLES[member.role];
   return {
     user_id: member.id,
     login: member.login,

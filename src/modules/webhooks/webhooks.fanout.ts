@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import { isPlanKey, PLANS } from '../plans/plans.catalog.ts';
+import { PLANS } from '../plans/plans.catalog.ts';
 import { activeWebhooksOfLabel, labelOfWebhook, type WebhookRow } from './webhooks.store.ts';
 
 export const DELIVERY_JOB = 'webhook.delivery';
@@ -35,7 +35,7 @@ export interface Subscriber {
 export async function subscribersOf(trx: Db, workspace: Workspace, event: string): Promise<Subscriber[]> {
   const webhooks = await activeWebhooksOfLabel(trx, workspace.labelId);
   return webhooks
-    .filter((webhook) => isPlanKey(webhook.plan) && PLANS[webhook.plan].features.webhooks)
+    .filter((webhook) => PLANS[webhook.plan].features.webhooks)
     .filter((webhook) => subscribedEvents(webhook).includes(event))
     .map((webhook) => ({ webhookId: webhook.id, labelId: workspace.labelId }));
 }

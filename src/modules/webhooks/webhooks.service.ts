@@ -44,7 +44,7 @@ export function presentWebhook(row: WebhookRow): WebhookView {
 function presentAttempt(row: AttemptRow) {
   return {
     delivery_id: row.delivery_id,
-    event: row.event as EventKind,
+    event: row.event,
     attempt: row.attempt,
     status: row.status,
     ok: row.ok === 1,

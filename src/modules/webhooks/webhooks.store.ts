@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { WebhookAttemptsTable, WebhooksTable } from '../../db/schema.ts';
 import { type LabelCount, ownedBy } from '../../db/scope.ts';
+import type { PlanKey } from '../../db/values.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
@@ -23,7 +24,7 @@ export async function webhooksOfLabel(db: Db, labelId: number): Promise<WebhookR
 export async function activeWebhooksOfLabel(
   db: Db,
   labelId: number,
-): Promise<Array<Pick<WebhookRow, 'id' | 'events'> & { plan: string }>> {
+): Promise<Array<Pick<WebhookRow, 'id' | 'events'> & { plan: PlanKey }>> {
   return db
     .selectFrom('webhooks')
     .innerJoin('labels', 'labels.id', 'webhooks.label_id')
