@@ -7,6 +7,7 @@
  * and splitting it by module would scatter the tables that the queries join across modules.
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { Json } from './json-column.ts';
 import type {
   AudioFormat,
   CoverFormat,
@@ -39,8 +40,8 @@ export interface LabelsTable {
   slug: string;
   plan: OneOf<PlanKey>;
   contract_signed: number;
-  /** JSON object of limit name to number (or null for unlimited): Enterprise agreements. */
-  limit_overrides: string;
+  /** Limit name to number (or null for unlimited): Enterprise agreements. */
+  limit_overrides: Json<Record<string, number | null>>;
   commission_override: number | null;
   /** Set on a sandbox workspace: the id of the label it belongs to. */
   parent_id: number | null;
@@ -54,11 +55,11 @@ export interface ApiKeysTable {
   label_id: number;
   prefix: string;
   key_hash: string;
-  /** JSON array of scope names (`all` is stored as the ten names). */
-  scopes: string;
+  /** Scope names (`all` is stored as the ten names). */
+  scopes: Json<string[]>;
   sandbox: number;
-  /** JSON array of addresses and CIDR ranges; null means any address. */
-  allow_ips: string | null;
+  /** Addresses and CIDR ranges; null means any address. */
+  allow_ips: Json<string[]> | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -80,7 +81,7 @@ export interface IdempotencyKeysTable {
   request_hash: string;
   state: OneOf<IdempotencyState>;
   status_code: number | null;
-  headers: string | null;
+  headers: Json<Record<string, string>> | null;
   body: string | null;
   created_at: string;
 }
@@ -116,10 +117,9 @@ export interface ReleasesTable {
   release_date: string;
   original_release_date: string | null;
   upc: string | null;
-  /** JSON: "worldwide" or an array of country codes. */
-  territories: string;
-  /** JSON array of {name}. */
-  featured_artists: string;
+  /** `worldwide` or country codes. */
+  territories: Json<'worldwide' | string[]>;
+  featured_artists: Json<{ name: string }[]>;
   status: OneOf<ReleaseStatus>;
   review_status: OneOf<ReviewStatus | null>;
   review_comment: string | null;
@@ -128,8 +128,8 @@ export interface ReleasesTable {
   cover_width: number | null;
   cover_height: number | null;
   cover_bytes: number | null;
-  /** JSON object: platform key to address. */
-  store_links: string;
+  /** Platform key to address. */
+  store_links: Json<Record<string, string>>;
   copied_from: number | null;
   created_at: string;
   updated_at: string;
@@ -152,16 +152,15 @@ export interface TracksTable {
   instrumental: number;
   language: string | null;
   preview_start_sec: number | null;
-  /** JSON arrays: [{name, roles}], [{name, role}], [{name}]. */
-  writers: string;
-  contributors: string;
-  featured: string;
+  writers: Json<{ name: string; roles: string[] }[]>;
+  contributors: Json<{ name: string; role: string }[]>;
+  featured: Json<{ name: string }[]>;
   lyrics_text: string | null;
-  /** JSON array of {time, text} when the lyrics are timed; null for plain text. */
-  lyrics_lines: string | null;
+  /** The timed lines (seconds); null for plain text. */
+  lyrics_lines: Json<{ time: number; text: string }[]> | null;
   ai_service: string | null;
-  /** JSON array of element names. */
-  ai_elements: string | null;
+  /** Element names. */
+  ai_elements: Json<string[]> | null;
   audio_hash: string | null;
   audio_format: OneOf<AudioFormat | null>;
   audio_filename: string | null;
@@ -212,16 +211,16 @@ export interface EventsTable {
   /** The workspace the event belongs to: a label, or a label's sandbox. */
   label_id: number;
   event: OneOf<EventKind>;
-  /** JSON object: the event's `data`. */
-  data: string;
+  /** The event's `data`. */
+  data: Json<Record<string, unknown>>;
   created_at: string;
 }
 
 export interface JobsTable {
   id: Generated<number>;
   kind: string;
-  /** JSON: what the job's handler needs. */
-  payload: string;
+  /** What the job's handler needs. */
+  payload: Json<unknown>;
   /** When the job is due; while a worker holds it, the end of its lease. */
   run_at: string;
   attempts: Generated<number>;
@@ -236,8 +235,7 @@ export interface WebhooksTable {
   /** Always the real label: its sandbox shares the label's webhooks. */
   label_id: number;
   url: string;
-  /** JSON array of event names. */
-  events: string;
+  events: Json<EventKind[]>;
   /** AES-256-GCM ciphertext of the signing secret. */
   secret: string;
   active: number;

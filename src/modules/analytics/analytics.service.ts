@@ -1,10 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { readJson } from '../../db/json-column.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { addDays, daysBetween, utcDay } from '../../lib/dates.ts';
 import { percent } from '../../lib/percent.ts';
 import type { DspStage } from '../distributor/distributor.stages.ts';
-import { parseJson, presentDspStatuses } from '../releases/releases.presenter.ts';
+import { presentDspStatuses } from '../releases/releases.presenter.ts';
 import { DSP_STAGES, RELEASE_STATUSES } from '../releases/releases.schemas.ts';
 import { loadRelease } from '../releases/releases.service.ts';
 import { listDspStatuses, releaseCountsByStatus } from '../releases/releases.store.ts';
@@ -73,7 +74,7 @@ export async function releaseAnalytics(
     },
     review_status: release.review_status,
     platforms: platformSummary(presentDspStatuses(statuses)),
-    store_links: parseJson<Record<string, string>>(release.store_links, {}),
+    store_links: readJson(release.store_links),
     smart_links: await releaseSmartLinks(ctx, workspace, releaseId),
   };
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import { dialectOf } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
@@ -11,7 +12,7 @@ import {
   platformName,
   platformSearchUrl,
 } from '../platforms/platforms.catalog.ts';
-import { parseJson, presentEventRelease } from '../releases/releases.presenter.ts';
+import { presentEventRelease } from '../releases/releases.presenter.ts';
 import { DSP_STAGES } from '../releases/releases.schemas.ts';
 import {
   findReleaseForUpdate,
@@ -120,7 +121,7 @@ async function loadInFlight(
     workspace,
     row,
     stages,
-    storeLinks: { ...parseJson<Record<string, string>>(row.store_links, {}) },
+    storeLinks: { ...readJson(row.store_links) },
   };
 }
 

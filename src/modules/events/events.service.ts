@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { queueDeliveries, subscribersOf } from '../webhooks/webhooks.fanout.ts';
@@ -56,7 +57,7 @@ export function presentEvent(row: EventRow): EventView {
     id: row.id,
     event: row.event,
     created_at: row.created_at,
-    data: JSON.parse(row.data) as Record<string, unknown>,
+    data: readJson(row.data),
   };
 }
 

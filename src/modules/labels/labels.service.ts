@@ -1,6 +1,7 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import { type AddressedTable, ownerOf, type Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { slugify } from '../../lib/slug.ts';
@@ -29,13 +30,12 @@ export interface LabelView {
   created_at: string;
 }
 
-export function parseLimitOverrides(json: string): Partial<Record<LimitName, number | null>> {
-  const parsed: unknown = JSON.parse(json);
+export function parseLimitOverrides(
+  stored: LabelRow['limit_overrides'],
+): Partial<Record<LimitName, number | null>> {
   const overrides: Partial<Record<LimitName, number | null>> = {};
-  if (parsed && typeof parsed === 'object') {
-    for (const [name, value] of Object.entries(parsed)) {
-      if (isLimitName(name) && (value === null || typeof value === 'number')) overrides[name] = value;
-    }
+  for (const [name, value] of Object.entries(readJson(stored))) {
+    if (isLimitName(name)) overrides[name] = value;
   }
   return overrides;
 }

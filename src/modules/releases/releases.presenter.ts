@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
+import { readJson } from '../../db/json-column.ts';
 import type { ReleaseDspStatusesTable } from '../../db/schema.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { coverUrl } from '../covers/covers.urls.ts';
@@ -60,11 +61,11 @@ export function presentReleaseCard(
     ...presentReleaseListItem(row, workspace, baseUrl),
     version: row.version,
     original_release_date: row.original_release_date,
-    territories: parseJson<ReleaseCardView['territories']>(row.territories, 'worldwide'),
-    featured_artists: parseJson<ReleaseCardView['featured_artists']>(row.featured_artists, []),
+    territories: readJson(row.territories),
+    featured_artists: readJson(row.featured_artists),
     review_status: row.review_status,
     review_comment: row.review_comment,
-    store_links: parseJson<Record<string, string>>(row.store_links, {}),
+    store_links: readJson(row.store_links),
     is_ai_generated: tracks.some((track) => track.ai_service !== null),
     tracks: tracks.map((track) => presentTrack(track, workspace)),
     dsp_statuses: presentDspStatuses(dspStatuses),

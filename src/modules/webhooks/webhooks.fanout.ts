@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import type { Workspace } from '../../db/scope.ts';
+import type { EventKind } from '../../db/values.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { PLANS } from '../plans/plans.catalog.ts';
 import { activeWebhooksOfLabel, labelOfWebhook, type WebhookRow } from './webhooks.store.ts';
@@ -18,8 +20,8 @@ export interface DeliveryJob {
   redelivery?: true;
 }
 
-export function subscribedEvents(row: Pick<WebhookRow, 'events'>): string[] {
-  return JSON.parse(row.events) as string[];
+export function subscribedEvents(row: Pick<WebhookRow, 'events'>): EventKind[] {
+  return readJson(row.events);
 }
 
 /** A webhook an event goes to, with its label: a label's deliveries share a part of the worker's slots. */
@@ -32,7 +34,7 @@ export interface Subscriber {
  * The active webhooks of the workspace's label that subscribe to the event; none while the label's
  * plan has no webhooks (after a move to Start). A sandbox shares its label's.
  */
-export async function subscribersOf(trx: Db, workspace: Workspace, event: string): Promise<Subscriber[]> {
+export async function subscribersOf(trx: Db, workspace: Workspace, event: EventKind): Promise<Subscriber[]> {
   const webhooks = await activeWebhooksOfLabel(trx, workspace.labelId);
   return webhooks
     .filter((webhook) => PLANS[webhook.plan].features.webhooks)

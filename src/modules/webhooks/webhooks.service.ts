@@ -34,7 +34,7 @@ export function presentWebhook(row: WebhookRow): WebhookView {
   return {
     id: row.id,
     url: row.url,
-    events: subscribedEvents(row) as EventKind[],
+    events: subscribedEvents(row),
     created_at: row.created_at,
     active: row.active === 1,
     consecutive_failures: row.consecutive_failures,
