@@ -27,9 +27,9 @@ import type {
 
 /**
  * A text column that holds one of the words of `Words` (db/values.ts): rows read back as that
- * union, so no reader narrows them again. Inserts and updates take any string because test and
- * bench fixtures seed rows with plain strings; the service's own writers pass values already typed
- * as the union (request schemas, the status machines). Null stays null.
+ * union, so no reader narrows them again. Inserts and updates take any string, because the test
+ * and bench fixtures seed rows with plain strings; the service writes only words of the union
+ * (literals, or values its request schemas checked). Null stays null.
  */
 type OneOf<Words extends string | null> = ColumnType<Words, TextOf<Words>, TextOf<Words>>;
 type TextOf<Words> = Words extends null ? null : string;
