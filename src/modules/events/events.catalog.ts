@@ -1,4 +1,5 @@
 import { EVENT_NAMES, type EventKind } from '../../db/values.ts';
+
 /** The events the service sends, with what each means (GET /webhooks/events lists them). */
 export const EVENT_KINDS = {
   'release.review_pending': 'The release was submitted and waits for moderation',
