@@ -1,8 +1,10 @@
+import type { CoverFormat } from '../db/values.ts';
+
 /**
  * Cover addresses are ours (served by GET /media/covers/...), named by content so that a new
  * upload gets a new address and a client's cached copy of the old one is never wrong.
  */
-export type CoverFormat = 'jpeg' | 'png';
+export type { CoverFormat };
 
 const EXTENSIONS: Readonly<Record<CoverFormat, string>> = { jpeg: 'jpg', png: 'png' };
 
@@ -22,8 +24,8 @@ export function coverFileUrl(baseUrl: string, sha256: string, format: CoverForma
 /** The cover's public address, or null while the release has no cover. */
 export function coverUrl(
   baseUrl: string,
-  release: { cover_hash: string | null; cover_format: string | null },
+  release: { cover_hash: string | null; cover_format: CoverFormat | null },
 ): string | null {
-  if (release.cover_hash === null || !isCoverFormat(release.cover_format)) return null;
+  if (release.cover_hash === null || release.cover_format === null) return null;
   return coverFileUrl(baseUrl, release.cover_hash, release.cover_format);
 }

@@ -1,17 +1,48 @@
-import type { Generated } from 'kysely';
-
 /**
  * The Database type: one interface per table. Timestamps are ISO-8601 text and booleans are
  * integers 0/1 on both engines, so rows read the same from SQLite and PostgreSQL.
+ *
+ * Longer than 300 lines on purpose: it only declares, one interface per table in the order the
+ * migrations create them, and Kysely reads it as one type; a reader looks a table up here by name,
+ * and splitting it by module would scatter the tables that the queries join across modules.
  */
+import type { ColumnType, Generated } from 'kysely';
+import type { Json } from './json-column.ts';
+import type {
+  AudioFormat,
+  CoverFormat,
+  Dimension,
+  DspStage,
+  EventKind,
+  IdempotencyState,
+  PlanKey,
+  ReleaseStatus,
+  ReleaseType,
+  ReviewStatus,
+  Role,
+  SupportRequestStatus,
+  SupportRequestType,
+  Theme,
+  WithdrawalStatus,
+} from './values.ts';
+
+/**
+ * A text column that holds one of the words of `Words` (db/values.ts): rows read back as that
+ * union, so no reader narrows them again. Inserts and updates take any string, because the test
+ * and bench fixtures seed rows with plain strings; the service writes only words of the union
+ * (literals, or values its request schemas checked). Null stays null.
+ */
+type OneOf<Words extends string | null> = ColumnType<Words, TextOf<Words>, TextOf<Words>>;
+type TextOf<Words> = Words extends null ? null : string;
+
 export interface LabelsTable {
   id: Generated<number>;
   name: string;
   slug: string;
-  plan: string;
+  plan: OneOf<PlanKey>;
   contract_signed: number;
-  /** JSON object of limit name to number (or null for unlimited): Enterprise agreements. */
-  limit_overrides: string;
+  /** Limit name to number (or null for unlimited): Enterprise agreements. */
+  limit_overrides: Json<Record<string, number | null>>;
   commission_override: number | null;
   /** Set on a sandbox workspace: the id of the label it belongs to. */
   parent_id: number | null;
@@ -25,11 +56,11 @@ export interface ApiKeysTable {
   label_id: number;
   prefix: string;
   key_hash: string;
-  /** JSON array of scope names (`all` is stored as the ten names). */
-  scopes: string;
+  /** Scope names (`all` is stored as the ten names). */
+  scopes: Json<string[]>;
   sandbox: number;
-  /** JSON array of addresses and CIDR ranges; null means any address. */
-  allow_ips: string | null;
+  /** Addresses and CIDR ranges; null means any address. */
+  allow_ips: Json<string[]> | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -40,7 +71,7 @@ export interface MembersTable {
   login: string;
   name: string;
   email: string | null;
-  role: string;
+  role: OneOf<Role>;
   joined_at: string;
   last_seen_at: string | null;
 }
@@ -49,10 +80,9 @@ export interface IdempotencyKeysTable {
   api_key_id: number;
   idempotency_key: string;
   request_hash: string;
-  /** `running` until the response is stored, then `done`. */
-  state: string;
+  state: OneOf<IdempotencyState>;
   status_code: number | null;
-  headers: string | null;
+  headers: Json<Record<string, string>> | null;
   body: string | null;
   created_at: string;
 }
@@ -80,7 +110,7 @@ export interface ReleasesTable {
   id: Generated<number>;
   label_id: number;
   artist_id: number;
-  type: string;
+  type: OneOf<ReleaseType>;
   title: string;
   title_key: string;
   version: string | null;
@@ -88,20 +118,19 @@ export interface ReleasesTable {
   release_date: string;
   original_release_date: string | null;
   upc: string | null;
-  /** JSON: "worldwide" or an array of country codes. */
-  territories: string;
-  /** JSON array of {name}. */
-  featured_artists: string;
-  status: string;
-  review_status: string | null;
+  /** `worldwide` or country codes. */
+  territories: Json<'worldwide' | string[]>;
+  featured_artists: Json<{ name: string }[]>;
+  status: OneOf<ReleaseStatus>;
+  review_status: OneOf<ReviewStatus | null>;
   review_comment: string | null;
   cover_hash: string | null;
-  cover_format: string | null;
+  cover_format: OneOf<CoverFormat | null>;
   cover_width: number | null;
   cover_height: number | null;
   cover_bytes: number | null;
-  /** JSON object: platform key to address. */
-  store_links: string;
+  /** Platform key to address. */
+  store_links: Json<Record<string, string>>;
   copied_from: number | null;
   created_at: string;
   updated_at: string;
@@ -124,18 +153,17 @@ export interface TracksTable {
   instrumental: number;
   language: string | null;
   preview_start_sec: number | null;
-  /** JSON arrays: [{name, roles}], [{name, role}], [{name}]. */
-  writers: string;
-  contributors: string;
-  featured: string;
+  writers: Json<{ name: string; roles: string[] }[]>;
+  contributors: Json<{ name: string; role: string }[]>;
+  featured: Json<{ name: string }[]>;
   lyrics_text: string | null;
-  /** JSON array of {time, text} when the lyrics are timed; null for plain text. */
-  lyrics_lines: string | null;
+  /** The timed lines (seconds); null for plain text. */
+  lyrics_lines: Json<{ time: number; text: string }[]> | null;
   ai_service: string | null;
-  /** JSON array of element names. */
-  ai_elements: string | null;
+  /** Element names. */
+  ai_elements: Json<string[]> | null;
   audio_hash: string | null;
-  audio_format: string | null;
+  audio_format: OneOf<AudioFormat | null>;
   audio_filename: string | null;
   /** bigint: PostgreSQL returns it as a string. */
   audio_bytes: number | string | null;
@@ -152,7 +180,7 @@ export interface ReleaseDspStatusesTable {
   release_id: number;
   label_id: number;
   dsp: string;
-  stage: string;
+  stage: OneOf<DspStage>;
   detail: string | null;
   updated_at: string;
 }
@@ -161,8 +189,8 @@ export interface ReleaseHistoryTable {
   id: Generated<number>;
   label_id: number;
   release_id: number;
-  status: string;
-  review_status: string | null;
+  status: OneOf<ReleaseStatus>;
+  review_status: OneOf<ReviewStatus | null>;
   comment: string | null;
   at: string;
 }
@@ -170,7 +198,7 @@ export interface ReleaseHistoryTable {
 /** Kept by triggers (migration 0004): a workspace's releases by status, and its tracks. */
 export interface ReleaseCountsTable {
   label_id: number;
-  status: string;
+  status: OneOf<ReleaseStatus>;
   n: number;
 }
 
@@ -183,17 +211,17 @@ export interface EventsTable {
   id: Generated<number>;
   /** The workspace the event belongs to: a label, or a label's sandbox. */
   label_id: number;
-  event: string;
-  /** JSON object: the event's `data`. */
-  data: string;
+  event: OneOf<EventKind>;
+  /** The event's `data`. */
+  data: Json<Record<string, unknown>>;
   created_at: string;
 }
 
 export interface JobsTable {
   id: Generated<number>;
   kind: string;
-  /** JSON: what the job's handler needs. */
-  payload: string;
+  /** What the job's handler needs. */
+  payload: Json<unknown>;
   /** When the job is due; while a worker holds it, the end of its lease. */
   run_at: string;
   attempts: Generated<number>;
@@ -208,8 +236,7 @@ export interface WebhooksTable {
   /** Always the real label: its sandbox shares the label's webhooks. */
   label_id: number;
   url: string;
-  /** JSON array of event names. */
-  events: string;
+  events: Json<EventKind[]>;
   /** AES-256-GCM ciphertext of the signing secret. */
   secret: string;
   active: number;
@@ -242,9 +269,8 @@ export interface SequencesTable {
 export interface SupportRequestsTable {
   id: Generated<number>;
   label_id: number;
-  /** `takedown` or `message`. */
-  type: string;
-  status: string;
+  type: OneOf<SupportRequestType>;
+  status: OneOf<SupportRequestStatus>;
   message: string | null;
   release_id: number | null;
   reply: string | null;
@@ -271,8 +297,7 @@ export interface SmartLinksTable {
   release_date: string;
   release_id: number | null;
   enabled: number;
-  /** `auto`, `light` or `dark`. */
-  theme: string;
+  theme: OneOf<Theme>;
   accent: string | null;
   cta_text: string | null;
   hide_branding: number;
@@ -311,7 +336,7 @@ export interface SmartLinkBreakdownsTable {
   link_id: number;
   label_id: number;
   day: string;
-  dimension: string;
+  dimension: OneOf<Dimension>;
   value: string;
   count: number;
 }
@@ -388,12 +413,11 @@ export interface PayoutsTable {
   applied_at: string;
 }
 
-/** `pending` -> `processing` -> `paid` | `rejected`, set by the operator. */
 export interface WithdrawalsTable {
   id: Generated<number>;
   label_id: number;
   amount_cents: number | string;
-  status: string;
+  status: OneOf<WithdrawalStatus>;
   created_at: string;
   updated_at: string;
 }

@@ -9,6 +9,7 @@ import type {
 import fp from 'fastify-plugin';
 import { isoNow } from '../clock.ts';
 import type { AppContext } from '../context.ts';
+import { readJson } from '../db/json-column.ts';
 import { errors } from '../errors.ts';
 import { deriveKey, seal, unseal } from '../lib/secret-box.ts';
 import { masterSecret } from '../master-secret.ts';
@@ -83,7 +84,7 @@ function replayingStoredAnswers(handler: RouteHandlerMethod): RouteHandlerMethod
 }
 
 function replay(reply: FastifyReply, row: IdempotencyRow, body: string): FastifyReply {
-  const headers: Record<string, string> = row.headers ? JSON.parse(row.headers) : {};
+  const headers = row.headers ? readJson(row.headers) : {};
   return reply
     .code(row.status_code ?? 200)
     .headers(headers)

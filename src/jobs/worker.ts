@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/database.ts';
+import { readJson } from '../db/json-column.ts';
 import { claimDueJobs, deleteJobs, insertJobOnce, type JobRow, rescheduleJob } from './jobs.store.ts';
 import { createSlots, type KindLimits } from './slots.ts';
 
@@ -73,7 +74,7 @@ function jobOf(row: JobRow): Job {
     id: row.id,
     kind: row.kind,
     group: row.group_key,
-    payload: JSON.parse(row.payload),
+    payload: readJson(row.payload),
     attempt: row.attempts,
     leaseUntil: row.run_at,
   };

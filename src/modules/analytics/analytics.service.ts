@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { loadRelease } from '../../core/releases.ts';
+import { readJson } from '../../db/json-column.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { addDays, daysBetween, utcDay } from '../../lib/dates.ts';
 import { percent } from '../../lib/percent.ts';
@@ -8,7 +9,6 @@ import type { DspStage } from '../distributor/index.ts';
 import {
   DSP_STAGES,
   listDspStatuses,
-  parseJson,
   presentDspStatuses,
   RELEASE_STATUSES,
   releaseCountsByStatus,
@@ -72,15 +72,15 @@ export async function releaseAnalytics(
     release: {
       id: release.id,
       title: release.title,
-      status: release.status as ReleaseAnalyticsView['release']['status'],
+      status: release.status,
       upc: release.upc,
       release_date: release.release_date,
       live_at: release.live_at,
       ...(workspace.sandbox && { sandbox: true as const }),
     },
-    review_status: release.review_status as ReleaseAnalyticsView['review_status'],
+    review_status: release.review_status,
     platforms: platformSummary(presentDspStatuses(statuses)),
-    store_links: parseJson<Record<string, string>>(release.store_links, {}),
+    store_links: readJson(release.store_links),
     smart_links: await releaseSmartLinks(ctx, workspace, releaseId),
   };
 }

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
-import { type CoverFormat, isCoverFormat } from '../../core/covers.ts';
+import type { CoverFormat } from '../../core/covers.ts';
 import {
   assertDraft,
   changeRelease,
@@ -66,7 +66,7 @@ async function storeCover(
 /** The replaced cover's file and its resized copies go once no release (a sandbox copy) shows it. */
 async function forgetCover(ctx: AppContext, previous: ReleaseRow, current: StoredCover): Promise<void> {
   const { cover_hash: hash, cover_format: format } = previous;
-  if (hash === null || !isCoverFormat(format) || hash === current.sha256) return;
+  if (hash === null || format === null || hash === current.sha256) return;
   await removeUnusedMedia(ctx, 'covers', [{ hash, format }]);
 }
 

@@ -1,5 +1,6 @@
 import { findReleaseForUpdate, insertHistory, updateRelease } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import { dialectOf } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
@@ -9,7 +10,6 @@ import { isPlatformKey, type PlatformKey, platformName, platformSearchUrl } from
 import {
   DSP_STAGES,
   findReleaseListRow,
-  parseJson,
   presentEventRelease,
   type ReleaseListRow,
 } from '../releases/index.ts';
@@ -114,7 +114,7 @@ async function loadInFlight(
     workspace,
     row,
     stages,
-    storeLinks: { ...parseJson<Record<string, string>>(row.store_links, {}) },
+    storeLinks: { ...readJson(row.store_links) },
   };
 }
 
@@ -180,8 +180,7 @@ export async function applyPlatformReports(
     );
   }
   for (const report of applied) {
-    report.release_status = (inFlight.get(report.release_id)?.row.status ??
-      report.release_status) as ReleaseStatus;
+    report.release_status = inFlight.get(report.release_id)?.row.status ?? report.release_status;
   }
   if (origin === 'distributor' && applied.some((report) => report.changed)) {
     await stampMark(trx, DISTRIBUTOR_LAST_EVENT_MARK, at);
@@ -204,7 +203,7 @@ async function applyOne(
     release_id: row.id,
     dsp: report.dsp,
     stage: report.stage,
-    release_status: row.status as ReleaseStatus,
+    release_status: row.status,
   };
   if (from === report.stage) return { ...unchanged, changed: false };
   if (!canMove(from, report.stage)) {

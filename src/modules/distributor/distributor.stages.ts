@@ -1,7 +1,6 @@
-import type { DSP_STAGES, RELEASE_STATUSES } from '../releases/index.ts';
+import type { DspStage, ReleaseStatus } from '../../db/values.ts';
 
-export type DspStage = (typeof DSP_STAGES)[number];
-export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
+export type { DspStage, ReleaseStatus };
 
 /** Statuses of a release that is at the distributor: platform reports apply only to these. */
 export const AT_DISTRIBUTOR: readonly ReleaseStatus[] = ['submitted', 'live', 'failed', 'takedown'];

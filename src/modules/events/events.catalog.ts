@@ -1,3 +1,5 @@
+import { EVENT_NAMES, type EventKind } from '../../db/values.ts';
+
 /** The events the service sends, with what each means (GET /webhooks/events lists them). */
 export const EVENT_KINDS = {
   'release.review_pending': 'The release was submitted and waits for moderation',
@@ -9,11 +11,9 @@ export const EVENT_KINDS = {
   'presave.signup': 'Someone signed up for a pre-save on a smart link (no address included)',
   'support.replied': 'Support answered a request made through the API',
   'webhook.test': 'A test delivery asked for from the dashboard or the API',
-} as const;
+} as const satisfies Record<EventKind, string>;
 
-export type EventKind = keyof typeof EVENT_KINDS;
-
-export const EVENT_NAMES = Object.keys(EVENT_KINDS) as EventKind[];
+export { EVENT_NAMES, type EventKind };
 
 export function isEventKind(name: string): name is EventKind {
   return Object.hasOwn(EVENT_KINDS, name);

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import type { WebhooksTable } from '../../db/schema.ts';
 import type { Workspace } from '../../db/scope.ts';
+import type { EventKind } from '../../db/values.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import { isPlanKey, PLANS } from '../plans/index.ts';
+import { PLANS } from '../plans/index.ts';
 import { activeWebhooksOfLabel, labelOfWebhook } from './events.store.ts';
 
 /*
@@ -26,8 +28,8 @@ export interface DeliveryJob {
   redelivery?: true;
 }
 
-export function subscribedEvents(row: Pick<Selectable<WebhooksTable>, 'events'>): string[] {
-  return JSON.parse(row.events) as string[];
+export function subscribedEvents(row: Pick<Selectable<WebhooksTable>, 'events'>): EventKind[] {
+  return readJson(row.events);
 }
 
 /** A webhook an event goes to, with its label: a label's deliveries share a part of the worker's slots. */
@@ -40,10 +42,10 @@ export interface Subscriber {
  * The active webhooks of the workspace's label that subscribe to the event; none while the label's
  * plan has no webhooks (after a move to Start). A sandbox shares its label's.
  */
-export async function subscribersOf(trx: Db, workspace: Workspace, event: string): Promise<Subscriber[]> {
+export async function subscribersOf(trx: Db, workspace: Workspace, event: EventKind): Promise<Subscriber[]> {
   const webhooks = await activeWebhooksOfLabel(trx, workspace.labelId);
   return webhooks
-    .filter((webhook) => isPlanKey(webhook.plan) && PLANS[webhook.plan].features.webhooks)
+    .filter((webhook) => PLANS[webhook.plan].features.webhooks)
     .filter((webhook) => subscribedEvents(webhook).includes(event))
     .map((webhook) => ({ webhookId: webhook.id, labelId: workspace.labelId }));
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { EVENT_NAMES, type EventKind, isEventKind } from './events.catalog.ts';
@@ -54,9 +55,9 @@ export async function publish(
 export function presentEvent(row: EventRow): EventView {
   return {
     id: row.id,
-    event: row.event as EventKind,
+    event: row.event,
     created_at: row.created_at,
-    data: JSON.parse(row.data) as Record<string, unknown>,
+    data: readJson(row.data),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.ts';
 import { dialectOf } from '../../db/portable.ts';
 import type { EventsTable, WebhooksTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
+import type { PlanKey } from '../../db/values.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
@@ -32,7 +33,7 @@ export async function eventsAfter(
   db: Db,
   workspaceId: number,
   after: number,
-  types: readonly string[] | null,
+  types: readonly EventRow['event'][] | null,
   limit: number,
 ): Promise<EventRow[]> {
   let query = db
@@ -67,7 +68,7 @@ export async function eventById(db: Db, id: number): Promise<EventRow | undefine
 export async function activeWebhooksOfLabel(
   db: Db,
   labelId: number,
-): Promise<Array<Pick<Selectable<WebhooksTable>, 'id' | 'events'> & { plan: string }>> {
+): Promise<Array<Pick<Selectable<WebhooksTable>, 'id' | 'events'> & { plan: PlanKey }>> {
   return db
     .selectFrom('webhooks')
     .innerJoin('labels', 'labels.id', 'webhooks.label_id')

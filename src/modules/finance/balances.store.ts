@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { ownedBy } from '../../db/scope.ts';
+import type { WithdrawalStatus } from '../../db/values.ts';
 
 /** What a label may draw is read from payouts and withdrawals together, in one query. */
 
@@ -13,7 +14,7 @@ export interface BalanceSums {
 
 /** Credited payouts and withdrawals by status, in cents, in one query. */
 export async function balanceSums(db: Db, workspaceId: number): Promise<BalanceSums> {
-  const withdrawals = (status: string) =>
+  const withdrawals = (status: WithdrawalStatus) =>
     db
       .selectFrom('withdrawals')
       .select(sql<string | number>`coalesce(sum(amount_cents), 0)`.as('n'))

@@ -32,7 +32,7 @@ import {
   type Totals,
   totalsBy,
 } from './royalty-lines.store.ts';
-import { OPEN_WITHDRAWAL_STATUSES, withdrawalStatusOf } from './withdrawals.service.ts';
+import { OPEN_WITHDRAWAL_STATUSES } from './withdrawals.service.ts';
 import { countWithdrawals, listWithdrawals } from './withdrawals.store.ts';
 
 /** Whose finance a request reads: the workspace's figures on the label's terms. */
@@ -112,7 +112,7 @@ export async function financeSummary(
     pending_withdrawals: open.map((row) => ({
       id: row.id,
       amount: dollars(Number(row.amount_cents)),
-      status: withdrawalStatusOf(row) === 'processing' ? 'processing' : 'pending',
+      status: row.status === 'processing' ? 'processing' : 'pending',
       created_at: row.created_at,
     })),
     recent_payouts: recent.map(({ number, period, amount_cents, commission_cents, applied_at }) => ({
@@ -153,7 +153,7 @@ export async function withdrawalPage(
     withdrawals: rows.map((row) => ({
       id: row.id,
       amount: dollars(Number(row.amount_cents)),
-      status: withdrawalStatusOf(row),
+      status: row.status,
       created_at: row.created_at,
       updated_at: row.updated_at,
     })),

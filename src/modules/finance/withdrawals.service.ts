@@ -56,18 +56,12 @@ function isWithdrawalStatus(value: string): value is WithdrawalStatus {
   return (WITHDRAWAL_STATUSES as readonly string[]).includes(value);
 }
 
-export function withdrawalStatusOf(row: WithdrawalRow): WithdrawalStatus {
-  if (!isWithdrawalStatus(row.status))
-    throw new Error(`withdrawal ${row.id} has unknown status ${row.status}`);
-  return row.status;
-}
-
 function presentForOperator(row: WithdrawalRow): OperatorWithdrawal {
   return {
     id: row.id,
     label_id: row.label_id,
     amount: dollars(Number(row.amount_cents)),
-    status: withdrawalStatusOf(row),
+    status: row.status,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -153,7 +147,7 @@ async function withdrawalWorkspace(db: Db, id: number): Promise<Workspace> {
 }
 
 function assertMove(row: WithdrawalRow, to: WithdrawalStatus): void {
-  const from = withdrawalStatusOf(row);
+  const from = row.status;
   if (NEXT_STATUSES[from].includes(to)) return;
   const allowed = NEXT_STATUSES[from];
   throw errors.conflict(

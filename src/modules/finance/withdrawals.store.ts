@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { type Dialect, forUpdate } from '../../db/portable.ts';
 import type { WithdrawalsTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
+import type { WithdrawalStatus } from '../../db/values.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 
 /** What a label asked to be paid out, and where each request stands. */
@@ -13,7 +14,7 @@ export async function listWithdrawals(
   db: Db,
   workspaceId: number,
   page: Pick<PageRequest, 'limit' | 'offset'>,
-  statuses?: readonly string[],
+  statuses?: readonly WithdrawalStatus[],
 ): Promise<WithdrawalRow[]> {
   let query = db.selectFrom('withdrawals').selectAll().where(ownedBy('withdrawals', workspaceId));
   if (statuses) query = query.where('status', 'in', [...statuses]);
@@ -49,7 +50,7 @@ export async function setWithdrawalStatus(
   db: Db,
   workspaceId: number,
   id: number,
-  status: string,
+  status: WithdrawalStatus,
   at: string,
 ): Promise<WithdrawalRow> {
   return db

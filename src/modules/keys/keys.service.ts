@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
+import { readJson } from '../../db/json-column.ts';
 import { readCache } from '../../db/read-cache.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
@@ -54,15 +55,12 @@ export function hashKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
 
-function parseScopes(json: string): Scope[] {
-  const parsed: unknown = JSON.parse(json);
-  return Array.isArray(parsed) ? parsed.filter((s): s is Scope => typeof s === 'string' && isScope(s)) : [];
+function parseScopes(stored: ApiKeyRow['scopes']): Scope[] {
+  return readJson(stored).filter(isScope);
 }
 
-function parseAllowIps(json: string | null): string[] | null {
-  if (json === null) return null;
-  const parsed: unknown = JSON.parse(json);
-  return Array.isArray(parsed) ? parsed.filter((s): s is string => typeof s === 'string') : null;
+function parseAllowIps(stored: ApiKeyRow['allow_ips']): string[] | null {
+  return stored === null ? null : readJson(stored);
 }
 
 export function presentKey(row: ApiKeyRow): KeyView {

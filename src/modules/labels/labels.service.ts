@@ -12,7 +12,6 @@ import {
   PLAN_KEYS,
   type PlanKey,
   parseLimitOverrides,
-  planOf,
 } from '../plans/index.ts';
 import { findSandboxOf, insertLabel, listLabels, slugTaken, updateLabelRow } from './labels.store.ts';
 
@@ -32,7 +31,7 @@ export function presentLabel(label: LabelRow): LabelView {
     id: label.id,
     name: label.name,
     slug: label.slug,
-    plan: planOf(label),
+    plan: label.plan,
     contract_signed: label.contract_signed === 1,
     limit_overrides: parseLimitOverrides(label.limit_overrides),
     commission_override: label.commission_override,

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { coverExtension, isCoverFormat } from '../../core/covers.ts';
+import { coverExtension } from '../../core/covers.ts';
 import type { ReleaseRow } from '../../core/releases.ts';
 import type { TrackRow } from '../../core/tracks.ts';
 import { MIN_COVER_SIDE } from '../covers/index.ts';
@@ -74,7 +74,7 @@ async function coverFindings(ctx: AppContext, release: ReleaseRow): Promise<Find
   }
   const format = release.cover_format;
   const stored =
-    isCoverFormat(format) &&
+    format !== null &&
     (await fileExists(mediaPath(ctx.config.dataDir, 'covers', release.cover_hash, coverExtension(format))));
   if (stored) return [];
   return at('cover', [

@@ -1,3 +1,4 @@
+import { type Json, readJson } from '../../db/json-column.ts';
 import { PLATFORMS } from '../platforms/index.ts';
 
 /**
@@ -220,23 +221,12 @@ export function versionIssues(version: string | null, owner: Owner): Issue[] {
 
 // --- Credits ---------------------------------------------------------------------------------
 
-/** How many contributors with a name the stored JSON array holds; unreadable JSON holds none. */
-function namedContributors(json: string): number {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    return 0;
-  }
-  if (!Array.isArray(parsed)) return 0;
-  return parsed.filter((entry: unknown) => {
-    if (typeof entry !== 'object' || entry === null || !('name' in entry)) return false;
-    return typeof entry.name === 'string' && entry.name.trim() !== '';
-  }).length;
+function namedContributors(stored: Json<{ name: string }[]>): number {
+  return readJson(stored).filter((contributor) => contributor.name.trim() !== '').length;
 }
 
-export function contributorsMissing(contributorsJson: string, trackNumber: number): Issue | null {
-  if (namedContributors(contributorsJson) > 0) return null;
+export function contributorsMissing(stored: Json<{ name: string }[]>, trackNumber: number): Issue | null {
+  if (namedContributors(stored) > 0) return null;
   return {
     code: 'contributors_missing',
     message: `Track ${trackNumber} lists no contributors; add at least one (for example the performer or the producer).`,

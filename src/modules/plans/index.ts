@@ -15,7 +15,6 @@ export { FeaturesSchema, LimitsSchema, UsageSchema } from './plans.schemas.ts';
 export {
   enforceLimit,
   parseLimitOverrides,
-  planOf,
   requireFeature,
   scopeOutsidePlan,
   type Terms,

@@ -1,6 +1,6 @@
-/** The four plans of the contract, in ascending order. One table; everything else reads it. */
-export const PLAN_KEYS = ['start', 'label', 'pro', 'enterprise'] as const;
-export type PlanKey = (typeof PLAN_KEYS)[number];
+import { PLAN_KEYS, type PlanKey } from '../../db/values.ts';
+
+export { PLAN_KEYS, type PlanKey };
 
 export const LIMIT_NAMES = [
   'releases',
@@ -80,6 +80,7 @@ const LABEL_FEATURES: readonly FeatureName[] = [
 ];
 const PRO_FEATURES: readonly FeatureName[] = [...LABEL_FEATURES, 'csv_export', 'priority_support'];
 
+/** The plans of the contract: one table, everything else reads it. */
 export const PLANS: Readonly<Record<PlanKey, Plan>> = {
   start: {
     key: 'start',

@@ -1,5 +1,6 @@
 import type { LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import { readCache } from '../../db/read-cache.ts';
 import { type ApiError, errors } from '../../errors.ts';
 import {
@@ -7,12 +8,10 @@ import {
   cheapestPlanWithScope,
   type FeatureName,
   isLimitName,
-  isPlanKey,
   type LimitName,
   type Limits,
   PLANS,
   type Plan,
-  type PlanKey,
   planRaisingLimit,
   type Scope,
   USAGE_NAMES,
@@ -29,23 +28,18 @@ export interface Terms {
 
 export type Usage = Record<UsageName, number>;
 
-export function parseLimitOverrides(json: string): Partial<Record<LimitName, number | null>> {
-  const parsed: unknown = JSON.parse(json);
+export function parseLimitOverrides(
+  stored: LabelRow['limit_overrides'],
+): Partial<Record<LimitName, number | null>> {
   const overrides: Partial<Record<LimitName, number | null>> = {};
-  if (parsed && typeof parsed === 'object') {
-    for (const [name, value] of Object.entries(parsed)) {
-      if (isLimitName(name) && (value === null || typeof value === 'number')) overrides[name] = value;
-    }
+  for (const [name, value] of Object.entries(readJson(stored))) {
+    if (isLimitName(name)) overrides[name] = value;
   }
   return overrides;
 }
 
-export function planOf(label: LabelRow): PlanKey {
-  return isPlanKey(label.plan) ? label.plan : 'start';
-}
-
 export function termsOf(label: LabelRow): Terms {
-  const plan = PLANS[planOf(label)];
+  const plan = PLANS[label.plan];
   return {
     plan,
     limits: { ...plan.limits, ...parseLimitOverrides(label.limit_overrides) },

@@ -1,5 +1,4 @@
 export {
-  parseJson,
   presentDspStatuses,
   presentEventRelease,
   presentReleaseListItem,

@@ -1,6 +1,9 @@
+import type { Selectable } from 'kysely';
 import type { Static } from 'typebox';
 import { coverUrl } from '../../core/covers.ts';
 import type { TrackRow } from '../../core/tracks.ts';
+import { readJson } from '../../db/json-column.ts';
+import type { ReleaseDspStatusesTable } from '../../db/schema.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { presentTrack } from '../tracks/index.ts';
 import type { HistoryEntry, ReleaseCard, ReleaseListItem } from './releases.schemas.ts';
@@ -10,27 +13,10 @@ export type ReleaseListView = Static<typeof ReleaseListItem>;
 export type ReleaseCardView = Static<typeof ReleaseCard>;
 export type HistoryView = Static<typeof HistoryEntry>;
 
-interface DspStatusRow {
-  dsp: string;
-  stage: string;
-  detail: string | null;
-  updated_at: string;
-}
-
-/** A JSON text column, or `fallback` when it does not parse. */
-export function parseJson<T>(json: string, fallback: T): T {
-  try {
-    return JSON.parse(json) as T;
-  } catch {
-    return fallback;
-  }
-}
+type DspStatusRow = Pick<Selectable<ReleaseDspStatusesTable>, 'dsp' | 'stage' | 'detail' | 'updated_at'>;
 
 export function presentDspStatuses(rows: readonly DspStatusRow[]): ReleaseCardView['dsp_statuses'] {
-  return rows.map((status) => ({
-    ...status,
-    stage: status.stage as ReleaseCardView['dsp_statuses'][number]['stage'],
-  }));
+  return rows.map(({ dsp, stage, detail, updated_at }) => ({ dsp, stage, detail, updated_at }));
 }
 
 export function presentReleaseListItem(
@@ -41,8 +27,8 @@ export function presentReleaseListItem(
   return {
     id: row.id,
     title: row.title,
-    type: row.type as ReleaseListView['type'],
-    status: row.status as ReleaseListView['status'],
+    type: row.type,
+    status: row.status,
     release_date: row.release_date,
     upc: row.upc,
     genre: row.genre,
@@ -67,11 +53,11 @@ export function presentReleaseCard(
     ...presentReleaseListItem(row, workspace, baseUrl),
     version: row.version,
     original_release_date: row.original_release_date,
-    territories: parseJson<ReleaseCardView['territories']>(row.territories, 'worldwide'),
-    featured_artists: parseJson<ReleaseCardView['featured_artists']>(row.featured_artists, []),
-    review_status: row.review_status as ReleaseCardView['review_status'],
+    territories: readJson(row.territories),
+    featured_artists: readJson(row.featured_artists),
+    review_status: row.review_status,
     review_comment: row.review_comment,
-    store_links: parseJson<Record<string, string>>(row.store_links, {}),
+    store_links: readJson(row.store_links),
     is_ai_generated: tracks.some((track) => track.ai_service !== null),
     tracks: tracks.map((track) => presentTrack(track, workspace)),
     dsp_statuses: presentDspStatuses(dspStatuses),

@@ -1,12 +1,10 @@
 import { Type } from 'typebox';
+import { DSP_STAGES, RELEASE_STATUSES, RELEASE_TYPES, REVIEW_STATUSES } from '../../db/values.ts';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 import { Track } from '../tracks/index.ts';
 
-export const RELEASE_TYPES = ['single', 'ep', 'album'] as const;
-export const RELEASE_STATUSES = ['draft', 'submitting', 'submitted', 'live', 'failed', 'takedown'] as const;
-export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const;
-export const DSP_STAGES = ['submitted', 'accepted', 'live', 'rejected', 'failed', 'taken_down'] as const;
+export { DSP_STAGES, RELEASE_STATUSES, REVIEW_STATUSES };
 export const RELEASE_SORTS = ['-created_at', 'created_at', '-release_date', 'release_date', 'title'] as const;
 export type ReleaseSort = (typeof RELEASE_SORTS)[number];
 

@@ -218,8 +218,8 @@ export async function releaseHistory(
   await loadRelease(ctx.db, workspace, id);
   const rows = await listHistory(ctx.db, workspace.id, id);
   return rows.map((row) => ({
-    status: row.status as HistoryView['status'],
-    review_status: row.review_status as HistoryView['review_status'],
+    status: row.status,
+    review_status: row.review_status,
     comment: row.comment,
     at: row.at,
   }));

@@ -13,7 +13,7 @@ export async function insertRelease(db: Db, row: Insertable<ReleasesTable>): Pro
 export type ReleaseListRow = ReleaseRow & { artist_name: string; tracks_count: number };
 
 export interface ReleaseFilter {
-  status?: string | undefined;
+  status?: ReleaseRow['status'] | undefined;
   artistId?: number | undefined;
   upc?: string | undefined;
   ids?: number[] | undefined;

@@ -17,7 +17,6 @@ import {
 } from './reports.store.ts';
 
 type CatalogHealthView = Static<typeof CatalogHealthBody>;
-type Status = CatalogHealthView['issues']['releases_without_upc'][number]['status'];
 
 /** Score precision: rounded down, so that only a catalog without remarks scores 1. */
 const SCORE_PLACES = 10_000;
@@ -40,7 +39,7 @@ function healthScore(releases: number, withRemarks: number): number {
 const releaseItem = (row: ReleaseIssueRow) => ({
   id: row.id,
   title: row.title,
-  status: row.status as Status,
+  status: row.status,
 });
 
 async function releaseIssue(
@@ -100,7 +99,7 @@ export async function catalogHealth(ctx: AppContext, workspace: Workspace): Prom
     },
     issues: {
       releases_without_upc: withoutUpc.rows.map(releaseItem),
-      tracks_without_isrc: tracks.map((row) => ({ ...row, status: row.status as Status })),
+      tracks_without_isrc: tracks,
       stale_drafts: stale.rows.map((row) => ({ ...releaseItem(row), created_at: row.created_at })),
       dsp_rejections: await rejectionItems(ctx, id, rejections.rows),
       live_without_store_links: unlinked.rows.map(releaseItem),

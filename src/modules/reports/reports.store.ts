@@ -2,6 +2,7 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
+import type { ReleaseStatus } from '../../db/values.ts';
 
 /** A remark on a release, as a condition on its row. */
 type ReleaseCondition = (eb: ExpressionBuilder<Database, 'releases'>) => Expression<SqlBool>;
@@ -62,7 +63,7 @@ export async function countReleasesWhere(
 export interface ReleaseIssueRow {
   id: number;
   title: string;
-  status: string;
+  status: ReleaseStatus;
   created_at: string;
 }
 
@@ -115,7 +116,7 @@ export interface TrackIssueRow {
   title: string;
   release_id: number;
   release_title: string;
-  status: string;
+  status: ReleaseStatus;
 }
 
 export async function tracksWithoutIsrc(

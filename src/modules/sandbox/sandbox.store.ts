@@ -1,4 +1,12 @@
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type {
+  ArtistsTable,
+  ReleaseDspStatusesTable,
+  ReleaseHistoryTable,
+  ReleasesTable,
+  TracksTable,
+} from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 
 /**
@@ -20,33 +28,124 @@ export async function markCatalogCopied(db: Db, sandboxId: number, at: string): 
   await db.updateTable('labels').set({ sandbox_copied_at: at }).where('id', '=', sandboxId).execute();
 }
 
+const ARTIST_COLUMNS = [
+  'label_id',
+  'name',
+  'name_key',
+  'store_a_url',
+  'store_b_url',
+  'copied_from',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof ArtistsTable)[];
+
+const RELEASE_COLUMNS = [
+  'label_id',
+  'artist_id',
+  'type',
+  'title',
+  'title_key',
+  'version',
+  'genre',
+  'release_date',
+  'original_release_date',
+  'upc',
+  'territories',
+  'featured_artists',
+  'status',
+  'review_status',
+  'review_comment',
+  'cover_hash',
+  'cover_format',
+  'cover_width',
+  'cover_height',
+  'cover_bytes',
+  'store_links',
+  'copied_from',
+  'created_at',
+  'updated_at',
+  'submitted_at',
+  'live_at',
+] as const satisfies readonly (keyof ReleasesTable)[];
+
+const TRACK_COLUMNS = [
+  'label_id',
+  'release_id',
+  'number',
+  'title',
+  'title_key',
+  'version',
+  'version_type',
+  'isrc',
+  'explicit',
+  'instrumental',
+  'language',
+  'preview_start_sec',
+  'writers',
+  'contributors',
+  'featured',
+  'lyrics_text',
+  'lyrics_lines',
+  'ai_service',
+  'ai_elements',
+  'audio_hash',
+  'audio_format',
+  'audio_filename',
+  'audio_bytes',
+  'duration_sec',
+  'sample_rate',
+  'bit_depth',
+  'channels',
+  'copied_from',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof TracksTable)[];
+
+const DSP_STATUS_COLUMNS = [
+  'release_id',
+  'label_id',
+  'dsp',
+  'stage',
+  'detail',
+  'updated_at',
+] as const satisfies readonly (keyof ReleaseDspStatusesTable)[];
+
+const HISTORY_COLUMNS = [
+  'label_id',
+  'release_id',
+  'status',
+  'review_status',
+  'comment',
+  'at',
+] as const satisfies readonly (keyof ReleaseHistoryTable)[];
+
+/**
+ * The SELECT list of a copy, built from the INSERT's column list so that the two line up by
+ * construction: each column is read from the same column of `table`, unless `sources` names where
+ * the copy takes it from (the sandbox's id, the copied parent, the original's id).
+ */
+function copiedColumns<Column extends string>(
+  table: string,
+  columns: readonly Column[],
+  sources: Partial<Record<Column, RawBuilder<unknown>>>,
+) {
+  return columns.map((column) => (sources[column] ?? sql.ref(`${table}.${column}`)).as(column));
+}
+
 /** Copies rows with INSERT … SELECT: the catalog never passes through the process. */
 export async function copyArtists(db: Db, labelId: number, sandboxId: number): Promise<void> {
   await db
     .insertInto('artists')
-    .columns([
-      'label_id',
-      'name',
-      'name_key',
-      'store_a_url',
-      'store_b_url',
-      'copied_from',
-      'created_at',
-      'updated_at',
-    ])
+    .columns(ARTIST_COLUMNS)
     .expression((eb) =>
       eb
         .selectFrom('artists')
-        .select((s) => [
-          s.val(sandboxId).as('label_id'),
-          'name',
-          'name_key',
-          'store_a_url',
-          'store_b_url',
-          'id',
-          'created_at',
-          'updated_at',
-        ])
+        .select(
+          copiedColumns('artists', ARTIST_COLUMNS, {
+            label_id: sql.val(sandboxId),
+            copied_from: sql.ref('artists.id'),
+          }),
+        )
         .where(ownedBy('artists', labelId)),
     )
     .execute();
@@ -55,68 +154,20 @@ export async function copyArtists(db: Db, labelId: number, sandboxId: number): P
 export async function copyReleases(db: Db, labelId: number, sandboxId: number): Promise<void> {
   await db
     .insertInto('releases')
-    .columns([
-      'label_id',
-      'artist_id',
-      'type',
-      'title',
-      'title_key',
-      'version',
-      'genre',
-      'release_date',
-      'original_release_date',
-      'upc',
-      'territories',
-      'featured_artists',
-      'status',
-      'review_status',
-      'review_comment',
-      'cover_hash',
-      'cover_format',
-      'cover_width',
-      'cover_height',
-      'cover_bytes',
-      'store_links',
-      'copied_from',
-      'created_at',
-      'updated_at',
-      'submitted_at',
-      'live_at',
-    ])
+    .columns(RELEASE_COLUMNS)
     .expression((eb) =>
       eb
         .selectFrom('releases')
         .innerJoin('artists as a', (join) =>
           join.onRef('a.copied_from', '=', 'releases.artist_id').on('a.label_id', '=', sandboxId),
         )
-        .select((s) => [
-          s.val(sandboxId).as('label_id'),
-          'a.id as artist_id',
-          'releases.type',
-          'releases.title',
-          'releases.title_key',
-          'releases.version',
-          'releases.genre',
-          'releases.release_date',
-          'releases.original_release_date',
-          'releases.upc',
-          'releases.territories',
-          'releases.featured_artists',
-          'releases.status',
-          'releases.review_status',
-          'releases.review_comment',
-          'releases.cover_hash',
-          'releases.cover_format',
-          'releases.cover_width',
-          'releases.cover_height',
-          'releases.cover_bytes',
-          'releases.store_links',
-          'releases.id as copied_from',
-          'releases.created_at',
-          'releases.updated_at',
-          'releases.submitted_at',
-          'releases.live_at',
-        ])
+        .select(
+          copiedColumns('releases', RELEASE_COLUMNS, {
+            label_id: sql.val(sandboxId),
+            artist_id: sql.ref('a.id'),
+            copied_from: sql.ref('releases.id'),
+          }),
+        )
         .where(ownedBy('releases', labelId)),
     )
     .execute();
@@ -125,76 +176,20 @@ export async function copyReleases(db: Db, labelId: number, sandboxId: number): 
 export async function copyTracks(db: Db, labelId: number, sandboxId: number): Promise<void> {
   await db
     .insertInto('tracks')
-    .columns([
-      'label_id',
-      'release_id',
-      'number',
-      'title',
-      'title_key',
-      'version',
-      'version_type',
-      'isrc',
-      'explicit',
-      'instrumental',
-      'language',
-      'preview_start_sec',
-      'writers',
-      'contributors',
-      'featured',
-      'lyrics_text',
-      'lyrics_lines',
-      'ai_service',
-      'ai_elements',
-      'audio_hash',
-      'audio_format',
-      'audio_filename',
-      'audio_bytes',
-      'duration_sec',
-      'sample_rate',
-      'bit_depth',
-      'channels',
-      'copied_from',
-      'created_at',
-      'updated_at',
-    ])
+    .columns(TRACK_COLUMNS)
     .expression((eb) =>
       eb
         .selectFrom('tracks')
         .innerJoin('releases as r', (join) =>
           join.onRef('r.copied_from', '=', 'tracks.release_id').on('r.label_id', '=', sandboxId),
         )
-        .select((s) => [
-          s.val(sandboxId).as('label_id'),
-          'r.id as release_id',
-          'tracks.number',
-          'tracks.title',
-          'tracks.title_key',
-          'tracks.version',
-          'tracks.version_type',
-          'tracks.isrc',
-          'tracks.explicit',
-          'tracks.instrumental',
-          'tracks.language',
-          'tracks.preview_start_sec',
-          'tracks.writers',
-          'tracks.contributors',
-          'tracks.featured',
-          'tracks.lyrics_text',
-          'tracks.lyrics_lines',
-          'tracks.ai_service',
-          'tracks.ai_elements',
-          'tracks.audio_hash',
-          'tracks.audio_format',
-          'tracks.audio_filename',
-          'tracks.audio_bytes',
-          'tracks.duration_sec',
-          'tracks.sample_rate',
-          'tracks.bit_depth',
-          'tracks.channels',
-          'tracks.id as copied_from',
-          'tracks.created_at',
-          'tracks.updated_at',
-        ])
+        .select(
+          copiedColumns('tracks', TRACK_COLUMNS, {
+            label_id: sql.val(sandboxId),
+            release_id: sql.ref('r.id'),
+            copied_from: sql.ref('tracks.id'),
+          }),
+        )
         .where(ownedBy('tracks', labelId)),
     )
     .execute();
@@ -203,7 +198,7 @@ export async function copyTracks(db: Db, labelId: number, sandboxId: number): Pr
 export async function copyReleaseRecords(db: Db, labelId: number, sandboxId: number): Promise<void> {
   await db
     .insertInto('release_dsp_statuses')
-    .columns(['release_id', 'label_id', 'dsp', 'stage', 'detail', 'updated_at'])
+    .columns(DSP_STATUS_COLUMNS)
     .expression((eb) =>
       eb
         .selectFrom('release_dsp_statuses')
@@ -212,34 +207,30 @@ export async function copyReleaseRecords(db: Db, labelId: number, sandboxId: num
             .onRef('r.copied_from', '=', 'release_dsp_statuses.release_id')
             .on('r.label_id', '=', sandboxId),
         )
-        .select((s) => [
-          'r.id as release_id',
-          s.val(sandboxId).as('label_id'),
-          'release_dsp_statuses.dsp',
-          'release_dsp_statuses.stage',
-          'release_dsp_statuses.detail',
-          'release_dsp_statuses.updated_at',
-        ])
+        .select(
+          copiedColumns('release_dsp_statuses', DSP_STATUS_COLUMNS, {
+            release_id: sql.ref('r.id'),
+            label_id: sql.val(sandboxId),
+          }),
+        )
         .where(ownedBy('release_dsp_statuses', labelId)),
     )
     .execute();
   await db
     .insertInto('release_history')
-    .columns(['label_id', 'release_id', 'status', 'review_status', 'comment', 'at'])
+    .columns(HISTORY_COLUMNS)
     .expression((eb) =>
       eb
         .selectFrom('release_history')
         .innerJoin('releases as r', (join) =>
           join.onRef('r.copied_from', '=', 'release_history.release_id').on('r.label_id', '=', sandboxId),
         )
-        .select((s) => [
-          s.val(sandboxId).as('label_id'),
-          'r.id as release_id',
-          'release_history.status',
-          'release_history.review_status',
-          'release_history.comment',
-          'release_history.at',
-        ])
+        .select(
+          copiedColumns('release_history', HISTORY_COLUMNS, {
+            label_id: sql.val(sandboxId),
+            release_id: sql.ref('r.id'),
+          }),
+        )
         .where(ownedBy('release_history', labelId))
         .orderBy('release_history.id'),
     )

@@ -39,7 +39,7 @@ function presentTrackListItem(row: TrackListRow, workspace: Workspace): TrackLis
     release: {
       id: row.release_id,
       title: row.release_title,
-      status: row.release_status as TrackListView['release']['status'],
+      status: row.release_status,
       upc: row.release_upc,
       artist_name: row.artist_name,
     },

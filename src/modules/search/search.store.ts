@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { Dialect } from '../../db/portable.ts';
 import { ownedBy } from '../../db/scope.ts';
 import { keyContains } from '../../db/text-search.ts';
+import type { ReleaseStatus } from '../../db/values.ts';
 import { keyMatches } from './search.text.ts';
 
 /** A page request as the pagination helper computes it. */
@@ -21,7 +22,7 @@ export interface TrackListFilter {
 /** A track with the release fields its `/tracks` list item shows. */
 export type TrackListRow = TrackRow & {
   release_title: string;
-  release_status: string;
+  release_status: ReleaseStatus;
   release_upc: string | null;
   artist_name: string;
 };

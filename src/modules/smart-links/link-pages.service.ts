@@ -15,7 +15,6 @@ import type { Visit } from './link-pages.visitor.ts';
 import { addToCounters, type BreakdownCount } from './link-stats.store.ts';
 import { smartLinkUrl } from './smart-links.addresses.ts';
 import { presaveOpen, presentSmartLink } from './smart-links.presenter.ts';
-import type { Theme } from './smart-links.schemas.ts';
 import {
   countPresave,
   findEnabledLinkByAddress,
@@ -67,7 +66,7 @@ export function linkPage(ctx: AppContext, open: OpenLink): LinkPage {
       name: platformName(target.platform),
       href: redirectUrl(ctx.config, link, target.platform),
     })),
-    theme: link.theme as Theme,
+    theme: link.theme,
     accent: link.accent,
     cta_text: link.cta_text,
     hide_branding: link.hide_branding === 1,

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { ownedBy } from '../../db/scope.ts';
+import type { Dimension } from '../../db/values.ts';
 
-export const DIMENSIONS = ['source', 'device', 'language', 'hour', 'platform'] as const;
-export type Dimension = (typeof DIMENSIONS)[number];
+export type { Dimension };
 
 export interface BreakdownCount {
   dimension: Dimension;
@@ -87,8 +87,8 @@ export interface DayCount {
 const toDayCounts = (rows: { day: string; views: unknown; clicks: unknown }[]): DayCount[] =>
   rows.map((row) => ({ day: row.day, views: Number(row.views), clicks: Number(row.clicks) }));
 
-const toBreakdown = (rows: { dimension: string; value: string; count: unknown }[]): BreakdownCount[] =>
-  rows.map((row) => ({ dimension: row.dimension as Dimension, value: row.value, count: Number(row.count) }));
+const toBreakdown = (rows: { dimension: Dimension; value: string; count: unknown }[]): BreakdownCount[] =>
+  rows.map((row) => ({ dimension: row.dimension, value: row.value, count: Number(row.count) }));
 
 export async function daysOfLink(db: Db, workspaceId: number, linkId: number): Promise<DayCount[]> {
   const rows = await db

@@ -3,7 +3,7 @@ import type { Workspace } from '../../db/scope.ts';
 import { utcDay } from '../../lib/dates.ts';
 import { smartLinkUrl } from './smart-links.addresses.ts';
 import type { SmartLinkTarget } from './smart-links.fields.ts';
-import type { SmartLinkView, Theme } from './smart-links.schemas.ts';
+import type { SmartLinkView } from './smart-links.schemas.ts';
 import type { SmartLinkRow, TargetRow } from './smart-links.store.ts';
 
 /** Pre-saves are open while the release date is after today (UTC). */
@@ -38,7 +38,7 @@ export function presentSmartLink(
       url: target.url,
       clicks: Number(target.clicks),
     })),
-    theme: row.theme as Theme,
+    theme: row.theme,
     accent: row.accent,
     cta_text: row.cta_text,
     hide_branding: row.hide_branding === 1,

@@ -6,6 +6,7 @@ import { coverUrl } from '../../core/covers.ts';
 import { lockLabel } from '../../core/labels.ts';
 import { findRelease, findReleaseByUpc } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import { isUniqueViolation } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
@@ -15,7 +16,6 @@ import { searchKey } from '../../lib/text.ts';
 import type { Authenticated } from '../keys/index.ts';
 import { enforceLimit, requireFeature } from '../plans/index.ts';
 import { PLATFORM_KEYS } from '../platforms/index.ts';
-import { parseJson } from '../releases/index.ts';
 import { freshCode, slugConflict } from './smart-links.addresses.ts';
 import { checkTargets, linkChanges, type SmartLinkTarget } from './smart-links.fields.ts';
 import { presentSmartLink } from './smart-links.presenter.ts';
@@ -230,7 +230,7 @@ export async function lookupRelease(ctx: AppContext, workspace: Workspace, upc: 
   const release = await findReleaseByUpc(ctx.db, workspace.id, upc.trim());
   if (!release) throw errors.notFound('Release with this UPC');
   const artist = await findArtistRow(ctx.db, workspace.id, release.artist_id);
-  const storeLinks = parseJson<Record<string, string>>(release.store_links, {});
+  const storeLinks = readJson(release.store_links);
   return {
     upc: upc.trim(),
     title: release.title,

@@ -4,6 +4,7 @@ import { preparedQuery } from '../../db/prepared.ts';
 import type { SmartLinksTable, SmartLinkTargetsTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 import { keyContains } from '../../db/text-search.ts';
+import type { CoverFormat } from '../../db/values.ts';
 
 export type SmartLinkRow = Selectable<SmartLinksTable>;
 export type TargetRow = Selectable<SmartLinkTargetsTable>;
@@ -147,7 +148,7 @@ export async function slugTaken(db: Db, slug: string, exceptId: number): Promise
   return row !== undefined;
 }
 
-export type PublicLinkRow = SmartLinkRow & { cover_hash: string | null; cover_format: string | null };
+export type PublicLinkRow = SmartLinkRow & { cover_hash: string | null; cover_format: CoverFormat | null };
 
 /**
  * An enabled link by its address, with its release's cover: the link with this code, else the one

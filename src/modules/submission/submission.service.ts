@@ -107,7 +107,7 @@ export async function submitRelease(
       review_comment: null,
       submitted_at: iso,
       updated_at: iso,
-    };
+    } as const;
     await updateRelease(trx, workspace.id, id, submitted);
     await insertHistory(trx, {
       label_id: workspace.id,

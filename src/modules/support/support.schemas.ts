@@ -1,17 +1,14 @@
 import { Type } from 'typebox';
+import {
+  SUPPORT_REQUEST_STATUSES,
+  SUPPORT_REQUEST_TYPES,
+  type SupportRequestStatus,
+  type SupportRequestType,
+} from '../../db/values.ts';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 
-export const SUPPORT_REQUEST_TYPES = ['takedown', 'message'] as const;
-export type SupportRequestType = (typeof SUPPORT_REQUEST_TYPES)[number];
-
-/**
- * Where a request stands: `pending` until support acts on it; a takedown request becomes
- * `approved` when the operator orders the takedown and `completed` once every platform reported
- * the release taken down; a message becomes `answered` with its reply.
- */
-export const SUPPORT_REQUEST_STATUSES = ['pending', 'approved', 'completed', 'answered'] as const;
-export type SupportRequestStatus = (typeof SUPPORT_REQUEST_STATUSES)[number];
+export { SUPPORT_REQUEST_STATUSES, type SupportRequestStatus, type SupportRequestType };
 
 /** Longest message to support, and longest reply from it, in characters. */
 export const MAX_MESSAGE_LENGTH = 5000;

@@ -47,8 +47,8 @@ const MESSAGE = 'message' satisfies SupportRequestType;
 export function presentCreated(row: SupportRequestRow, workspace: Workspace): CreatedRequestView {
   return {
     id: row.id,
-    type: row.type as SupportRequestType,
-    status: row.status as SupportRequestStatus,
+    type: row.type,
+    status: row.status,
     created_at: row.created_at,
     ...(workspace.sandbox && { sandbox: true as const }),
   };
@@ -64,8 +64,8 @@ export function presentForOperator(row: SupportRequestRow): OperatorRequestView 
   return {
     id: row.id,
     label_id: row.label_id,
-    type: row.type as SupportRequestType,
-    status: row.status as SupportRequestStatus,
+    type: row.type,
+    status: row.status,
     release_id: row.release_id,
     message: row.message,
     reply: row.reply,

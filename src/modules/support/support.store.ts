@@ -42,7 +42,10 @@ const QUEUE_LENGTH = 1000;
  * Requests of every real label with `status`, newest first: support's queue. Sandbox workspaces
  * (label rows with a parent) are left out, as their requests are no tickets.
  */
-export async function listLabelRequestsWithStatus(db: Db, status: string): Promise<SupportRequestRow[]> {
+export async function listLabelRequestsWithStatus(
+  db: Db,
+  status: SupportRequestRow['status'],
+): Promise<SupportRequestRow[]> {
   return db
     .selectFrom('support_requests')
     .innerJoin('labels', 'labels.id', 'support_requests.label_id')
@@ -62,8 +65,8 @@ export async function findOpenRequestForRelease(
   db: Db,
   workspaceId: number,
   releaseId: number,
-  type: string,
-  statuses: readonly string[],
+  type: SupportRequestRow['type'],
+  statuses: readonly SupportRequestRow['status'][],
 ): Promise<SupportRequestRow | undefined> {
   return db
     .selectFrom('support_requests')
@@ -98,7 +101,7 @@ export async function answerSupportRequest(
   db: Db,
   workspaceId: number,
   requestId: number,
-  answer: { status: string; reply: string; updated_at: string },
+  answer: { status: SupportRequestRow['status']; reply: string; updated_at: string },
 ): Promise<SupportRequestRow> {
   return db
     .updateTable('support_requests')

@@ -173,7 +173,7 @@ export async function approveTakedown(ctx: AppContext, requestId: number): Promi
       release: {
         id: release.id,
         title: release.title,
-        status: release.status as ReleaseStatus,
+        status: release.status,
         upc: release.upc,
       },
     };

@@ -1,3 +1,5 @@
+import { ROLE_NAMES, type Role } from '../../db/values.ts';
+
 /** Owners and administrators may do everything, including label administration and finance. */
 const FULL_ACCESS = [
   'catalog.view',
@@ -41,10 +43,9 @@ export const ROLES = {
     title: 'Viewer',
     permissions: ['catalog.view', 'stats.view'],
   },
-} as const satisfies Record<string, { title: string; permissions: readonly string[] }>;
+} as const satisfies Record<Role, { title: string; permissions: readonly string[] }>;
 
-export type Role = keyof typeof ROLES;
-export const ROLE_NAMES = Object.keys(ROLES) as Role[];
+export { ROLE_NAMES };
 
 export function isRole(value: string): value is Role {
   return Object.hasOwn(ROLES, value);

@@ -1,10 +1,11 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
+import type { Role } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 import { getLabel } from '../labels/index.ts';
 import { countUsage, enforceLimit, termsOf } from '../plans/index.ts';
-import { isRole, ROLE_NAMES, ROLES, type Role } from './team.roles.ts';
+import { isRole, ROLE_NAMES, ROLES } from './team.roles.ts';
 import { findMemberByLogin, insertMember, listMembers, type MemberRow } from './team.store.ts';
 
 export interface MemberView {
@@ -20,14 +21,14 @@ export interface MemberView {
 
 /** E-mail is stored for the operator but never presented. */
 export function presentMember(member: MemberRow): MemberView {
-  const role = isRole(member.role) ? member.role : 'viewer';
+  const role = ROLES[member.role];
   return {
     user_id: member.id,
     login: member.login,
     name: member.name,
-    role,
-    role_title: ROLES[role].title,
-    permissions: [...ROLES[role].permissions],
+    role: member.role,
+    role_title: role.title,
+    permissions: [...role.permissions],
     joined_at: member.joined_at,
     last_seen_at: member.last_seen_at,
   };

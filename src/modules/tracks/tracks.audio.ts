@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import type { IAudioMetadata } from 'music-metadata';
+import type { AudioFormat } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 
 /** What an accepted audio file is, read from its content (never from its name or declared type). */
@@ -10,9 +11,6 @@ export interface AudioFacts {
   readonly bitDepth: number | null;
   readonly channels: number;
 }
-
-export const AUDIO_FORMATS = ['wav', 'flac'] as const;
-export type AudioFormat = (typeof AUDIO_FORMATS)[number];
 
 /** WAVE_FORMAT_EXTENSIBLE: the real encoding is the sub-format GUID in the `fmt ` chunk. */
 const WAVE_FORMAT_EXTENSIBLE = 'non-PCM (65534)';

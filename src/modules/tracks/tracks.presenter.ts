@@ -1,4 +1,5 @@
 import type { TrackRow } from '../../core/tracks.ts';
+import { readJson } from '../../db/json-column.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { formatLrc, type LyricLine } from '../../lib/lrc.ts';
 import { AI_ELEMENTS, type AiElement } from './tracks.schemas.ts';
@@ -33,14 +34,12 @@ export interface TrackView {
   updated_at: string;
 }
 
-function parseJsonArray<T>(json: string | null): T[] {
-  if (json === null) return [];
-  const parsed: unknown = JSON.parse(json);
-  return Array.isArray(parsed) ? (parsed as T[]) : [];
+function isAiElement(value: string): value is AiElement {
+  return (AI_ELEMENTS as readonly string[]).includes(value);
 }
 
-function isAiElement(value: unknown): value is AiElement {
-  return typeof value === 'string' && (AI_ELEMENTS as readonly string[]).includes(value);
+function storedElements(row: TrackRow): string[] {
+  return row.ai_elements === null ? [] : readJson(row.ai_elements);
 }
 
 /**
@@ -54,17 +53,8 @@ export interface LyricsForms {
   lrc: string | null;
 }
 
-function isLine(value: unknown): value is LyricLine {
-  if (typeof value !== 'object' || value === null) return false;
-  return (
-    'time' in value && typeof value.time === 'number' && 'text' in value && typeof value.text === 'string'
-  );
-}
-
 function storedLines(row: TrackRow): LyricLine[] {
-  if (row.lyrics_lines === null) return [];
-  const parsed: unknown = JSON.parse(row.lyrics_lines);
-  return Array.isArray(parsed) ? parsed.filter(isLine) : [];
+  return row.lyrics_lines === null ? [] : readJson(row.lyrics_lines);
 }
 
 /** The track's lyrics in their three forms; null when it has none. */
@@ -100,14 +90,14 @@ export function presentTrack(row: TrackRow, workspace: Workspace): TrackView {
     language: row.language,
     preview_start_sec: row.preview_start_sec,
     lyrics: lyricsOf(row),
-    writers: parseJsonArray(row.writers),
-    contributors: parseJsonArray(row.contributors),
-    featured: parseJsonArray(row.featured),
+    writers: readJson(row.writers),
+    contributors: readJson(row.contributors),
+    featured: readJson(row.featured),
     audio: audioOf(row),
     ai:
       row.ai_service === null
         ? null
-        : { service: row.ai_service, elements: parseJsonArray<unknown>(row.ai_elements).filter(isAiElement) },
+        : { service: row.ai_service, elements: storedElements(row).filter(isAiElement) },
     ...(workspace.sandbox && { sandbox: true as const }),
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { DeliveryJob } from '../events/index.ts';
 import { decryptSecret } from './webhooks.secrets.ts';
@@ -18,7 +19,7 @@ export function deliveryBody(job: DeliveryJob, target: DeliveryTarget): string {
     id: job.delivery_id,
     event: target.event,
     created_at: target.event_created_at,
-    data: JSON.parse(target.data) as unknown,
+    data: readJson(target.data),
     ...(job.redelivery && { redelivery: true, event_id: job.event_id }),
   });
 }

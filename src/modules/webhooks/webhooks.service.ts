@@ -39,7 +39,7 @@ export function presentWebhook(row: WebhookRow): WebhookView {
   return {
     id: row.id,
     url: row.url,
-    events: subscribedEvents(row) as EventKind[],
+    events: subscribedEvents(row),
     created_at: row.created_at,
     active: row.active === 1,
     consecutive_failures: row.consecutive_failures,
@@ -49,7 +49,7 @@ export function presentWebhook(row: WebhookRow): WebhookView {
 function presentAttempt(row: AttemptRow) {
   return {
     delivery_id: row.delivery_id,
-    event: row.event as EventKind,
+    event: row.event,
     attempt: row.attempt,
     status: row.status,
     ok: row.ok === 1,

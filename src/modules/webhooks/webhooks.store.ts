@@ -1,10 +1,11 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { WebhookAttemptsTable, WebhooksTable } from '../../db/schema.ts';
+import type { EventsTable, WebhookAttemptsTable, WebhooksTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
+type EventRow = Selectable<EventsTable>;
 
 /** Webhooks fail this many times in a row before they are switched off. */
 const FAILURES_BEFORE_DISABLING = 20;
@@ -26,8 +27,8 @@ export interface DeliveryTarget {
   url: string;
   secret: string;
   active: number;
-  event: string;
-  data: string;
+  event: EventRow['event'];
+  data: EventRow['data'];
   event_created_at: string;
 }
 
