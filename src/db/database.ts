@@ -12,7 +12,7 @@ import {
 } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Dialect } from './portable.ts';
-import { trackChanges } from './read-cache.ts';
+import { registerChangeToken } from './read-cache.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -116,7 +116,7 @@ function openSqlite(file: string): Db {
     dialect: new LabeldeskSqliteDialect({ database: withStatementCache(sqlite, counter) }),
   });
   const othersCommits = commitsByOtherConnections(sqlite);
-  trackChanges(db, () => (sqlite.open ? `${othersCommits()}:${counter.writes}` : null));
+  registerChangeToken(db, () => (sqlite.open ? `${othersCommits()}:${counter.writes}` : null));
   return db;
 }
 

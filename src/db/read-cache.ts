@@ -10,7 +10,7 @@ export type ChangeToken = () => string | null;
 const changeTokens = new WeakMap<Db, ChangeToken>();
 
 /** Called once by createDatabase for each database it opens. */
-export function trackChanges(db: Db, token: ChangeToken): void {
+export function registerChangeToken(db: Db, token: ChangeToken): void {
   changeTokens.set(db, token);
 }
 

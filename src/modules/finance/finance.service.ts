@@ -52,7 +52,7 @@ const RECENT_PAYOUTS = 5;
  * The workspace whose figures are read. A sandbox's are invented the first time they are asked
  * for, so that the same sandbox always shows the same figures and never the label's real ones.
  */
-async function prepared(ctx: AppContext, reader: FinanceReader): Promise<number> {
+async function readableWorkspace(ctx: AppContext, reader: FinanceReader): Promise<number> {
   if (reader.workspace.sandbox) await ensureSandboxFinance(ctx, reader.workspace, reader.terms);
   return reader.workspace.id;
 }
@@ -94,7 +94,7 @@ export async function financeSummary(
   ctx: AppContext,
   reader: FinanceReader,
 ): Promise<Static<typeof SummaryBody>> {
-  const id = await prepared(ctx, reader);
+  const id = await readableWorkspace(ctx, reader);
   const balance = balanceOf(await balanceSums(ctx.db, id));
   const open = await listWithdrawals(ctx.db, id, { limit: 100, offset: 0 }, OPEN_WITHDRAWAL_STATUSES);
   const recent = await listPayouts(ctx.db, id, { limit: RECENT_PAYOUTS, offset: 0 });
@@ -131,7 +131,7 @@ export async function payoutPage(
   reader: FinanceReader,
   page: PageRequest,
 ): Promise<Paged<Static<typeof PayoutsBody>>> {
-  const id = await prepared(ctx, reader);
+  const id = await readableWorkspace(ctx, reader);
   const rows = await listPayouts(ctx.db, id, page);
   return {
     currency: 'USD',
@@ -146,7 +146,7 @@ export async function withdrawalPage(
   reader: FinanceReader,
   page: PageRequest,
 ): Promise<Paged<Static<typeof WithdrawalsBody>>> {
-  const id = await prepared(ctx, reader);
+  const id = await readableWorkspace(ctx, reader);
   const rows = await listWithdrawals(ctx.db, id, page);
   return {
     currency: 'USD',
@@ -177,7 +177,7 @@ export async function platformTotals(
   reader: FinanceReader,
   range: PeriodRange,
 ): Promise<Static<typeof PlatformsBody>> {
-  const id = await prepared(ctx, reader);
+  const id = await readableWorkspace(ctx, reader);
   const totals = shares(await totalsBy(ctx.db, id, 'dsp', range));
   return {
     currency: 'USD',
@@ -191,7 +191,7 @@ export async function countryTotals(
   reader: FinanceReader,
   range: PeriodRange,
 ): Promise<Static<typeof CountriesBody>> {
-  const id = await prepared(ctx, reader);
+  const id = await readableWorkspace(ctx, reader);
   const totals = shares(await totalsBy(ctx.db, id, 'country', range));
   return {
     currency: 'USD',
@@ -210,7 +210,7 @@ export async function monthlyStatements(
   reader: FinanceReader,
   range: PeriodRange,
 ): Promise<Static<typeof StatementsBody>> {
-  const id = await prepared(ctx, reader);
+  const id = await readableWorkspace(ctx, reader);
   const months = await payoutsByMonth(ctx.db, id, range);
   const quantities = new Map(
     (await totalsBy(ctx.db, id, 'period', range)).map((month) => [month.key, month.quantity]),
@@ -250,7 +250,7 @@ export async function linePage(
   filters: LineFilters,
   page: PageRequest,
 ): Promise<Paged<Static<typeof LinesBody>>> {
-  const id = await prepared(ctx, reader);
+  const id = await readableWorkspace(ctx, reader);
   const rows = await listLines(ctx.db, id, filters, page);
   return {
     currency: 'USD',
