@@ -46,6 +46,21 @@ module.exports = {
       to: { path: '^src/modules/' },
     },
     {
+      name: 'db-at-the-bottom',
+      severity: 'error',
+      comment: 'db/ is the floor: it builds on lib/ and imports nothing of core/, http/ or jobs/.',
+      from: { path: '^src/db/' },
+      to: { path: '^src/(core|http|jobs)/' },
+    },
+    {
+      name: 'jobs-below-http-and-core',
+      severity: 'error',
+      comment:
+        'The job queue runs handlers the composition root gives it: it knows nothing of requests or the shared lookups.',
+      from: { path: '^src/jobs/' },
+      to: { path: '^src/(core|http)/' },
+    },
+    {
       name: 'http-knows-module-types-only',
       severity: 'error',
       comment: 'http/ imports no module code: the domain reaches it through the hooks app.ts fills.',

@@ -119,6 +119,9 @@ export class RedisRateLimiter implements RateLimiter {
       redis.on('error', () => undefined);
       return redis as RedisWithSlidingWindow;
     });
+    // A client that cannot be made fails each request that needs it (503, logged there); until the
+    // first such request nothing awaits the promise, and its rejection must not end the process.
+    this.redis.catch(() => undefined);
   }
 
   async hit(bucket: string, limit: number, nowMs: number): Promise<RateDecision> {
