@@ -11,14 +11,16 @@
 // then B publishes its events as in the baseline.
 // Printed: B's delivery latency (event committed to body received) p50/p99 in both phases, and the
 // moderation reviews done while A's deliveries stalled.
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.ts';
 import { createBackground } from '../src/background.ts';
 import type { AppContext } from '../src/context.ts';
+import type { EventKind } from '../src/db/values.ts';
 import { MemoryRateLimiter } from '../src/http/rate-limiter.ts';
-import type { EventKind } from '../src/modules/events/events.catalog.ts';
+
 import { publish } from '../src/modules/events/events.service.ts';
 import { type Authenticated, authenticateKey, createKey } from '../src/modules/keys/keys.service.ts';
 import { createLabel } from '../src/modules/labels/labels.service.ts';

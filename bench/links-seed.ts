@@ -1,14 +1,12 @@
 // A popular smart link's traffic, written through the counters its page writes (addToCounters):
 // one call per day with the day's views and their breakdown, and one per platform with its clicks,
 // instead of one per visit. The rows and values are those the same visits one by one would leave.
+
 import type { Db } from '../src/db/database.ts';
+import type { Dimension } from '../src/db/values.ts';
 import { addDays } from '../src/lib/dates.ts';
 import { seededRandom } from '../src/lib/random.ts';
-import {
-  addToCounters,
-  type BreakdownCount,
-  type Dimension,
-} from '../src/modules/smart-links/link-stats.store.ts';
+import { addToCounters, type BreakdownCount } from '../src/modules/smart-links/link-stats.store.ts';
 
 export interface LinkTraffic {
   views: number;

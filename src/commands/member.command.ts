@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { addMember, ROLE_NAMES } from '../modules/team/index.ts';
+import { ROLE_NAMES } from '../db/values.ts';
+import { addMember } from '../modules/team/index.ts';
 import { parseId, print, type Run } from './output.ts';
 
 export function memberCommand(run: Run): Command {

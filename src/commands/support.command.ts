@@ -1,11 +1,10 @@
 import { Command } from 'commander';
+import { SUPPORT_REQUEST_STATUSES, type SupportRequestStatus } from '../db/values.ts';
 import {
   approveTakedown,
   MAX_MESSAGE_LENGTH,
   type OperatorRequestView,
   replyToMessage,
-  SUPPORT_REQUEST_STATUSES,
-  type SupportRequestStatus,
   supportQueue,
 } from '../modules/support/index.ts';
 import { parseId, print, type Run } from './output.ts';

@@ -4,7 +4,6 @@ import type { CoverFormat } from '../db/values.ts';
  * Cover addresses are ours (served by GET /media/covers/...), named by content so that a new
  * upload gets a new address and a client's cached copy of the old one is never wrong.
  */
-export type { CoverFormat };
 
 const EXTENSIONS: Readonly<Record<CoverFormat, string>> = { jpeg: 'jpg', png: 'png' };
 

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { type Background, createBackground } from '../../src/background.ts';
 import type { Workspace } from '../../src/db/scope.ts';
+import type { EventKind } from '../../src/db/values.ts';
 import type { RateLimiter } from '../../src/http/rate-limiter.ts';
-import type { EventKind } from '../../src/modules/events/events.catalog.ts';
+
 import { publish } from '../../src/modules/events/events.service.ts';
 import { buildHarness, call, type Harness, json } from './harness.ts';
 import type { ReceivedDelivery, Receiver } from './receiver.ts';

@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  canMove,
-  type DspStage,
-  statusFromStages,
-} from '../../src/modules/distributor/distributor.stages.ts';
+import type { DspStage } from '../../src/db/values.ts';
+import { canMove, statusFromStages } from '../../src/modules/distributor/distributor.stages.ts';
 import { PLATFORM_KEYS } from '../../src/modules/platforms/platforms.catalog.ts';
 
 function every(stage: DspStage): Map<string, DspStage> {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lockLabel } from '../../src/core/labels.ts';
 import type { Workspace } from '../../src/db/scope.ts';
-import type { EventKind } from '../../src/modules/events/events.catalog.ts';
+import type { EventKind } from '../../src/db/values.ts';
+
 import { pruneExpiredEvents, publish } from '../../src/modules/events/events.service.ts';
 import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
 

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
+import { DSP_STAGES, RELEASE_STATUSES, REVIEW_STATUSES } from '../../db/values.ts';
 import { Nullable, StringEnum } from '../../http/schemas.ts';
-import { CalendarDate, DSP_STAGES, DspStatus, RELEASE_STATUSES, REVIEW_STATUSES } from '../releases/index.ts';
+import { CalendarDate, DspStatus } from '../releases/index.ts';
 import { DEVICES } from '../smart-links/index.ts';
 
 const Count = Type.Integer({ minimum: 0 });

@@ -3,16 +3,11 @@ import type { AppContext } from '../../context.ts';
 import { loadRelease } from '../../core/releases.ts';
 import { readJson } from '../../db/json-column.ts';
 import type { Workspace } from '../../db/scope.ts';
+import { DSP_STAGES, type DspStage, RELEASE_STATUSES } from '../../db/values.ts';
 import { addDays, daysBetween, utcDay } from '../../lib/dates.ts';
 import { percent } from '../../lib/percent.ts';
-import type { DspStage } from '../distributor/index.ts';
-import {
-  DSP_STAGES,
-  listDspStatuses,
-  presentDspStatuses,
-  RELEASE_STATUSES,
-  releaseCountsByStatus,
-} from '../releases/index.ts';
+
+import { listDspStatuses, presentDspStatuses, releaseCountsByStatus } from '../releases/index.ts';
 import {
   breakdownOfLabel,
   type Device,

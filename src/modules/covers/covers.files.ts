@@ -1,7 +1,8 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import sharp from 'sharp';
-import type { CoverFormat } from '../../core/covers.ts';
+import type { CoverFormat } from '../../db/values.ts';
+
 import { errors } from '../../errors.ts';
 import { fileExists, mediaPath, newTempPath, variantPath } from '../media/index.ts';
 import { renderVariant } from './covers.image.ts';

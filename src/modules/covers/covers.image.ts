@@ -1,5 +1,6 @@
 import sharp, { type Metadata } from 'sharp';
-import { type CoverFormat, isCoverFormat } from '../../core/covers.ts';
+import { isCoverFormat } from '../../core/covers.ts';
+import type { CoverFormat } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 
 /** Spec, "Other constants": square, at least 1400 px on a side, JPG or PNG. */

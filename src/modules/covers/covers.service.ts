@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
-import type { CoverFormat } from '../../core/covers.ts';
 import {
   assertDraft,
   changeRelease,
@@ -9,6 +8,7 @@ import {
   updateRelease,
 } from '../../core/releases.ts';
 import type { Workspace } from '../../db/scope.ts';
+import type { CoverFormat } from '../../db/values.ts';
 import {
   discardFile,
   keepUpload,

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
+import type { DspStage } from '../../db/values.ts';
 import { payloadId } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../platforms/index.ts';
 import type { PlatformReport } from './distributor.reports.ts';
 import { reportFromStages } from './distributor.service.ts';
-import type { DspStage } from './distributor.stages.ts';
 
 export const SIMULATED_STEP_JOB = 'distributor.simulated.step';
 export const SIMULATED_TAKEDOWN_JOB = 'distributor.simulated.takedown';

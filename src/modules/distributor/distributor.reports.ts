@@ -3,24 +3,14 @@ import type { Db } from '../../db/database.ts';
 import { readJson } from '../../db/json-column.ts';
 import { dialectOf } from '../../db/portable.ts';
 import type { Workspace } from '../../db/scope.ts';
+import { DSP_STAGES, type DspStage, type EventKind, type ReleaseStatus } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
-import { type EventKind, publish } from '../events/index.ts';
+import { publish } from '../events/index.ts';
 import { workspaceOwning } from '../labels/index.ts';
 import { isPlatformKey, type PlatformKey, platformName, platformSearchUrl } from '../platforms/index.ts';
-import {
-  DSP_STAGES,
-  findReleaseListRow,
-  presentEventRelease,
-  type ReleaseListRow,
-} from '../releases/index.ts';
+import { findReleaseListRow, presentEventRelease, type ReleaseListRow } from '../releases/index.ts';
 import { DISTRIBUTOR_LAST_EVENT_MARK, stampMark } from '../status/index.ts';
-import {
-  AT_DISTRIBUTOR,
-  canMove,
-  type DspStage,
-  type ReleaseStatus,
-  statusFromStages,
-} from './distributor.stages.ts';
+import { AT_DISTRIBUTOR, canMove, statusFromStages } from './distributor.stages.ts';
 import { completeTakedownRequests, releaseStages, upsertDspStatus } from './distributor.store.ts';
 
 /** One platform's news about one release, as a distributor sends it. */

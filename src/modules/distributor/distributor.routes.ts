@@ -7,10 +7,11 @@ import type {
 } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
+import { DSP_STAGES, RELEASE_STATUSES } from '../../db/values.ts';
 import { ApiError } from '../../errors.ts';
 import { ErrorResponse, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 import { PLATFORM_KEYS } from '../platforms/index.ts';
-import { DSP_STAGES, RELEASE_STATUSES } from '../releases/index.ts';
+
 import { MAX_DETAIL } from './distributor.reports.ts';
 import { applySignedReports } from './distributor.service.ts';
 import {

@@ -1,7 +1,5 @@
 import type { DspStage, ReleaseStatus } from '../../db/values.ts';
 
-export type { DspStage, ReleaseStatus };
-
 /** Statuses of a release that is at the distributor: platform reports apply only to these. */
 export const AT_DISTRIBUTOR: readonly ReleaseStatus[] = ['submitted', 'live', 'failed', 'takedown'];
 

@@ -11,4 +11,4 @@ export type { AppliedReport, PlatformReport } from './distributor.reports.ts';
 export { distributorRoutes } from './distributor.routes.ts';
 export { applyOperatorReport } from './distributor.service.ts';
 export { pruneReportSignatures } from './distributor.signature.ts';
-export { AT_DISTRIBUTOR, type DspStage, type ReleaseStatus } from './distributor.stages.ts';
+export { AT_DISTRIBUTOR } from './distributor.stages.ts';

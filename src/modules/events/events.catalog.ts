@@ -1,4 +1,4 @@
-import { EVENT_NAMES, type EventKind } from '../../db/values.ts';
+import type { EventKind } from '../../db/values.ts';
 
 /** The events the service sends, with what each means (GET /webhooks/events lists them). */
 export const EVENT_KINDS = {
@@ -12,8 +12,6 @@ export const EVENT_KINDS = {
   'support.replied': 'Support answered a request made through the API',
   'webhook.test': 'A test delivery asked for from the dashboard or the API',
 } as const satisfies Record<EventKind, string>;
-
-export { EVENT_NAMES, type EventKind };
 
 export function isEventKind(name: string): name is EventKind {
   return Object.hasOwn(EVENT_KINDS, name);

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
+import { EVENT_NAMES } from '../../db/values.ts';
 import { authOf } from '../../http/request-context.ts';
 import { DateTime, MAX_ID, StringEnum } from '../../http/schemas.ts';
 import { requireFeature } from '../plans/index.ts';
-import { EVENT_NAMES } from './events.catalog.ts';
+
 import { eventFeed, parseEventTypes } from './events.service.ts';
 
 const DEFAULT_LIMIT = 100;

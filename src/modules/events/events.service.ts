@@ -2,8 +2,9 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { readJson } from '../../db/json-column.ts';
 import type { Workspace } from '../../db/scope.ts';
+import { EVENT_NAMES, type EventKind } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
-import { EVENT_NAMES, type EventKind, isEventKind } from './events.catalog.ts';
+import { isEventKind } from './events.catalog.ts';
 import { queueDeliveries, subscribersOf } from './events.fanout.ts';
 import {
   deleteEventsBefore,

@@ -1,4 +1,4 @@
-export { EVENT_KINDS, EVENT_NAMES, type EventKind } from './events.catalog.ts';
+export { EVENT_KINDS } from './events.catalog.ts';
 export { DELIVERY_JOB, type DeliveryJob, queueDelivery, subscribedEvents } from './events.fanout.ts';
 export { eventsRoutes } from './events.routes.ts';
 export { EVENT_RETENTION_MS, pruneExpiredEvents, publish } from './events.service.ts';

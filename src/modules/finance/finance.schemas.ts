@@ -1,10 +1,8 @@
 import { Type } from 'typebox';
-import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from '../../db/values.ts';
+import { WITHDRAWAL_STATUSES } from '../../db/values.ts';
 import { PageFields, PageQuery } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 import { MONTH_PATTERN } from '../../lib/dates.ts';
-
-export { WITHDRAWAL_STATUSES, type WithdrawalStatus };
 
 const Money = (description: string) => Type.Number({ description: `${description}, in US dollars` });
 

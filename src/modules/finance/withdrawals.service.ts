@@ -2,12 +2,13 @@ import type { AppContext } from '../../context.ts';
 import { findLabel, lockLabel } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
+import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 import { dollars, formatDollars, parseDecimal } from '../../lib/money.ts';
 import { workspaceOwning } from '../labels/index.ts';
 import { balanceSums } from './balances.store.ts';
 import { type Balance, balanceOf } from './finance.money.ts';
-import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from './finance.schemas.ts';
+
 import {
   insertWithdrawal,
   lockWithdrawal,

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
+import { PLAN_KEYS } from '../../db/values.ts';
 import { sendRepresentation } from '../../http/etag.ts';
 import { authOf } from '../../http/request-context.ts';
 import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
-import { FeaturesSchema, LimitsSchema, PLAN_KEYS, SCOPES, USAGE_NAMES, UsageSchema } from '../plans/index.ts';
+import { FeaturesSchema, LimitsSchema, SCOPES, USAGE_NAMES, UsageSchema } from '../plans/index.ts';
 import { callerRepresentation, describeUsage } from './identity.service.ts';
 
 const ScopeList = Type.Array(StringEnum(SCOPES));

@@ -3,16 +3,10 @@ import type { AppContext } from '../../context.ts';
 import { findLabel, type LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { type AddressedTable, ownerOf, type Workspace } from '../../db/scope.ts';
+import { PLAN_KEYS, type PlanKey } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 import { slugify } from '../../lib/slug.ts';
-import {
-  isLimitName,
-  isPlanKey,
-  type LimitName,
-  PLAN_KEYS,
-  type PlanKey,
-  parseLimitOverrides,
-} from '../plans/index.ts';
+import { isLimitName, isPlanKey, type LimitName, parseLimitOverrides } from '../plans/index.ts';
 import { findSandboxOf, insertLabel, listLabels, slugTaken, updateLabelRow } from './labels.store.ts';
 
 export interface LabelView {

@@ -9,11 +9,12 @@ import {
 import { listReleaseTracks } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
+import type { EventKind } from '../../db/values.ts';
 import { ApiError, errors } from '../../errors.ts';
 import { enqueue, payloadId } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import { distributorFor } from '../distributor/index.ts';
-import { type EventKind, publish } from '../events/index.ts';
+import { publish } from '../events/index.ts';
 import { workspaceOwning } from '../labels/index.ts';
 import { findReleaseListRow, listReleasesAwaitingReview, presentEventRelease } from '../releases/index.ts';
 import { automatedChecks, type Finding } from './moderation.checks.ts';

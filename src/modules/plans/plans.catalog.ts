@@ -1,7 +1,5 @@
 import { PLAN_KEYS, type PlanKey } from '../../db/values.ts';
 
-export { PLAN_KEYS, type PlanKey };
-
 export const LIMIT_NAMES = [
   'releases',
   'artists',

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { PLAN_KEYS } from '../../db/values.ts';
 import { Nullable, StringEnum } from '../../http/schemas.ts';
-import { PLAN_KEYS, PLANS, SCOPES } from './plans.catalog.ts';
+import { PLANS, SCOPES } from './plans.catalog.ts';
 import { FeaturesSchema, LimitsSchema } from './plans.schemas.ts';
 
 const PlanSchema = Type.Object({

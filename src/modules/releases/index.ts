@@ -5,15 +5,7 @@ export {
   type ReleaseListView,
 } from './releases.presenter.ts';
 export { releasesRoutes } from './releases.routes.ts';
-export {
-  CalendarDate,
-  DSP_STAGES,
-  DspStatus,
-  RELEASE_STATUSES,
-  REVIEW_STATUSES,
-  ReleaseListBody,
-  ReleaseListItem,
-} from './releases.schemas.ts';
+export { CalendarDate, DspStatus, ReleaseListBody, ReleaseListItem } from './releases.schemas.ts';
 export { releasePage } from './releases.service.ts';
 export {
   findReleaseListRow,

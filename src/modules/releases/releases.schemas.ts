@@ -4,7 +4,6 @@ import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 import { Track } from '../tracks/index.ts';
 
-export { DSP_STAGES, RELEASE_STATUSES, REVIEW_STATUSES };
 export const RELEASE_SORTS = ['-created_at', 'created_at', '-release_date', 'release_date', 'title'] as const;
 export type ReleaseSort = (typeof RELEASE_SORTS)[number];
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
+import { RELEASE_STATUSES } from '../../db/values.ts';
 import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
-import { RELEASE_STATUSES } from '../releases/index.ts';
 
 /** Items listed per remark; the counts are exact. */
 export const ISSUE_LIMIT = 100;

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
+import { RELEASE_STATUSES } from '../../db/values.ts';
 import { PageFields, PageQuery } from '../../http/pagination.ts';
 import { MAX_ID, Nullable, StringEnum } from '../../http/schemas.ts';
-import { RELEASE_STATUSES, ReleaseListItem } from '../releases/index.ts';
+import { ReleaseListItem } from '../releases/index.ts';
 import { Track } from '../tracks/index.ts';
 
 /** Longer text is no one's title; a bound keeps a query from carrying kilobytes into LIKE. */

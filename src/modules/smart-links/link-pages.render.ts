@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { Theme } from './smart-links.schemas.ts';
+import type { Theme } from '../../db/values.ts';
 
 export interface PageButton {
   platform: string;

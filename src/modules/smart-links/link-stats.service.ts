@@ -1,15 +1,10 @@
 import type { AppContext } from '../../context.ts';
 import type { Workspace } from '../../db/scope.ts';
+import type { Dimension } from '../../db/values.ts';
 import { daysBetween, utcDay } from '../../lib/dates.ts';
 import { percent } from '../../lib/percent.ts';
 import { platformName } from '../platforms/index.ts';
-import {
-  type BreakdownCount,
-  breakdownOfLink,
-  type DayCount,
-  type Dimension,
-  daysOfLink,
-} from './link-stats.store.ts';
+import { type BreakdownCount, breakdownOfLink, type DayCount, daysOfLink } from './link-stats.store.ts';
 import type { LinkStatsView } from './smart-links.schemas.ts';
 import { loadSmartLink } from './smart-links.service.ts';
 

@@ -3,8 +3,6 @@ import type { Db } from '../../db/database.ts';
 import { ownedBy } from '../../db/scope.ts';
 import type { Dimension } from '../../db/values.ts';
 
-export type { Dimension };
-
 export interface BreakdownCount {
   dimension: Dimension;
   value: string;

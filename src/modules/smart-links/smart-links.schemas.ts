@@ -1,12 +1,10 @@
 import { type Static, Type } from 'typebox';
-import { THEMES, type Theme } from '../../db/values.ts';
+import { THEMES } from '../../db/values.ts';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
 import { PLATFORM_KEYS } from '../platforms/index.ts';
 import { CalendarDate } from '../releases/index.ts';
 import { DEVICES } from './link-pages.visitor.ts';
-
-export type { Theme };
 
 /** At most one target per platform, so every platform has one redirect address. */
 export const MAX_TARGETS = PLATFORM_KEYS.length;

@@ -1,14 +1,7 @@
 import { Type } from 'typebox';
-import {
-  SUPPORT_REQUEST_STATUSES,
-  SUPPORT_REQUEST_TYPES,
-  type SupportRequestStatus,
-  type SupportRequestType,
-} from '../../db/values.ts';
+import { SUPPORT_REQUEST_STATUSES, SUPPORT_REQUEST_TYPES } from '../../db/values.ts';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, Id, Nullable, StringEnum } from '../../http/schemas.ts';
-
-export { SUPPORT_REQUEST_STATUSES, type SupportRequestStatus, type SupportRequestType };
 
 /** Longest message to support, and longest reply from it, in characters. */
 export const MAX_MESSAGE_LENGTH = 5000;

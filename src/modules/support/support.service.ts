@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { findReleaseForUpdate } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
 import { countFor, type Workspace } from '../../db/scope.ts';
+import type { SupportRequestStatus, SupportRequestType } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 import { requireText } from '../../http/fields.ts';
 import { publish } from '../events/index.ts';
@@ -13,8 +14,6 @@ import {
   MAX_MESSAGE_LENGTH,
   type SupportMessageBody,
   type SupportRequest,
-  type SupportRequestStatus,
-  type SupportRequestType,
 } from './support.schemas.ts';
 import {
   answerSupportRequest,

@@ -5,10 +5,11 @@ import { findReleaseForUpdate } from '../../core/releases.ts';
 import { listReleaseTracks } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
+import type { ReleaseStatus, SupportRequestStatus, SupportRequestType } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
-import { distributorFor, type OutgoingRelease, type ReleaseStatus } from '../distributor/index.ts';
+import { distributorFor, type OutgoingRelease } from '../distributor/index.ts';
 import { findReleaseListRow, type ReleaseListRow } from '../releases/index.ts';
-import type { SupportRequestStatus, SupportRequestType, TakedownRequestBody } from './support.schemas.ts';
+import type { TakedownRequestBody } from './support.schemas.ts';
 import {
   type CreatedRequestView,
   type OperatorRequestView,

@@ -1,4 +1,4 @@
-import { ROLE_NAMES, type Role } from '../../db/values.ts';
+import type { Role } from '../../db/values.ts';
 
 /** Owners and administrators may do everything, including label administration and finance. */
 const FULL_ACCESS = [
@@ -44,8 +44,6 @@ export const ROLES = {
     permissions: ['catalog.view', 'stats.view'],
   },
 } as const satisfies Record<Role, { title: string; permissions: readonly string[] }>;
-
-export { ROLE_NAMES };
 
 export function isRole(value: string): value is Role {
   return Object.hasOwn(ROLES, value);

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
+import { ROLE_NAMES } from '../../db/values.ts';
 import { PageFields, PageQuery, pageOf, pageResponse } from '../../http/pagination.ts';
 import { authOf } from '../../http/request-context.ts';
 import { DateTime, Nullable, StringEnum } from '../../http/schemas.ts';
-import { ROLE_NAMES } from './team.roles.ts';
+
 import { listTeam } from './team.service.ts';
 
 const Member = Type.Object({

@@ -1,11 +1,11 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
-import type { Role } from '../../db/values.ts';
+import { ROLE_NAMES, type Role } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 import { getLabel } from '../labels/index.ts';
 import { countUsage, enforceLimit, termsOf } from '../plans/index.ts';
-import { isRole, ROLE_NAMES, ROLES } from './team.roles.ts';
+import { isRole, ROLES } from './team.roles.ts';
 import { findMemberByLogin, insertMember, listMembers, type MemberRow } from './team.store.ts';
 
 export interface MemberView {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
+import { EVENT_NAMES } from '../../db/values.ts';
 import { PageFields } from '../../http/pagination.ts';
 import { DateTime, MAX_ID, Nullable, StringEnum } from '../../http/schemas.ts';
-import { EVENT_NAMES } from '../events/index.ts';
 
 const EventName = StringEnum(EVENT_NAMES);
 

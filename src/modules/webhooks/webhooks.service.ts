@@ -1,16 +1,9 @@
 import type { AppContext } from '../../context.ts';
 import { lockLabel } from '../../core/labels.ts';
+import { EVENT_NAMES, type EventKind } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
-import {
-  EVENT_KINDS,
-  EVENT_NAMES,
-  type EventKind,
-  findEvent,
-  publish,
-  queueDelivery,
-  subscribedEvents,
-} from '../events/index.ts';
+import { EVENT_KINDS, findEvent, publish, queueDelivery, subscribedEvents } from '../events/index.ts';
 import type { Authenticated } from '../keys/index.ts';
 import { enforceLimit, requireFeature } from '../plans/index.ts';
 import { AddressRefused, addressPolicy, assertDeliverableUrl } from './webhooks.address.ts';
