@@ -74,25 +74,35 @@ export function logTail(logFile: string, lines = 20): string {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls until the child answers any HTTP status; fails early, with its log, if it exits instead. */
-export async function waitUntilAnswering(
+export function waitUntilAnswering(
   child: Child,
   url: string,
   headers: Record<string, string>,
 ): Promise<void> {
+  return waitUntil(child, url, async () => {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(1_000) });
+    await response.arrayBuffer();
+  });
+}
+
+/**
+ * Polls `probe` until it resolves (the child answers `what`); fails early, with its log, if the
+ * child exits instead.
+ */
+export async function waitUntil(child: Child, what: string, probe: () => Promise<unknown>): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (hasExited(child)) {
       throw new Error(`${child.name} exited before answering; log tail:\n${logTail(child.logFile)}`);
     }
     try {
-      const response = await fetch(url, { headers, signal: AbortSignal.timeout(1_000) });
-      await response.arrayBuffer();
+      await probe();
       return;
     } catch {
       await sleep(READY_POLL_MS);
     }
   }
-  throw new Error(`${child.name} did not answer ${url} within ${READY_TIMEOUT_MS} ms`);
+  throw new Error(`${child.name} did not answer ${what} within ${READY_TIMEOUT_MS} ms`);
 }
 
 /** SIGTERM for a clean shutdown, SIGKILL if it takes longer than the grace period. */

@@ -49,6 +49,21 @@ function roundRatios(measured: Measured, baseline: Measured): number[] {
   });
 }
 
+/**
+ * `goal: <name> >= <goal>x <reference>: PASS|FAIL (<ratio>)`, where the ratio is the median of the
+ * rounds' ratios, each against the reference's rate in the same round.
+ */
+export function ratioGoalLine(measured: Measured, reference: Measured, goal: number): string {
+  const ratio = median(roundRatios(measured, reference));
+  const verdict = ratio >= goal ? 'PASS' : 'FAIL';
+  return `goal: ${measured.scenario} >= ${goal}x ${reference.scenario}: ${verdict} (${ratio.toFixed(2)})`;
+}
+
+/** The median of the rounds' ratios of `measured` to `reference`, as `0.71x`. */
+export function formatRatio(measured: Measured, reference: Measured): string {
+  return `${median(roundRatios(measured, reference)).toFixed(2)}x`;
+}
+
 /** Answers of another status than the scenario's own; autocannon's `non2xx` would count a 302 too. */
 function unexpectedAnswers(result: Result, status: number): number {
   return Object.entries(result.statusCodeStats)

@@ -3,10 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import autocannon, { type RequestStep, type Result } from 'autocannon';
 import {
   type Child,
-  cpuTimeMs,
   freePort,
   killChildNow,
   LOOPBACK,
@@ -25,136 +23,38 @@ import {
   stringAt,
 } from './labeldesk.ts';
 import {
+  addressSequence,
+  BENCH_LINK,
+  findMeasured,
+  getOnce,
+  headersOnce,
+  type LoadSettings,
+  measureRounds,
+  readLoadSettings,
+  type Scenario,
+  type Server,
+  visitorSequence,
+  warmUp,
+} from './load.ts';
+import {
   expectedAnswers,
   failuresOf,
   formatMegabytes,
   formatTable,
   goalLine,
   type Measured,
-  type Round,
 } from './report.ts';
-import { positiveNumber } from './settings.ts';
 
-interface Settings {
-  /** Measured seconds per scenario and round. */
-  durationS: number;
-  rounds: number;
-  warmupS: number;
-  connections: number;
+interface Settings extends LoadSettings {
   /** Where the Labeldesk child writes a V8 CPU profile, when set. */
   profileDir: string | null;
 }
 
-interface Server {
-  child: Child;
-  origin: string;
-}
-
-interface Scenario {
-  name: string;
-  server: Server;
-  path: string;
-  headers: Record<string, string>;
-  /** Headers that must differ on every request, such as the client address for per-address limits. */
-  perRequestHeaders?: () => Record<string, string>;
-  /** The status every answer must have; 200 unless said (302 for a redirect). */
-  status?: number;
-}
-
 function readSettings(): Settings {
   return {
-    durationS: positiveNumber('BENCH_DURATION', 4),
-    rounds: Math.round(positiveNumber('BENCH_ROUNDS', 5)),
-    warmupS: positiveNumber('BENCH_WARMUP', 2),
-    connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 50)),
+    ...readLoadSettings({ durationS: 4, rounds: 5, warmupS: 2, connections: 50 }),
     profileDir: process.env.BENCH_PROFILE_DIR ? resolve(process.env.BENCH_PROFILE_DIR) : null,
   };
-}
-
-/**
- * A new 10.x.y.z address per call. GET /status allows 30 requests a minute per address; the server
- * trusts X-Forwarded-For, so a fresh address per request keeps every answer a real 200.
- */
-function addressSequence(): () => string {
-  let n = 0;
-  return () => {
-    n = (n + 1) % 0x1000000;
-    return `10.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-  };
-}
-
-function requestSteps(scenario: Scenario): RequestStep[] {
-  const { perRequestHeaders } = scenario;
-  if (!perRequestHeaders) return [{ method: 'GET', path: scenario.path }];
-  return [
-    {
-      method: 'GET',
-      path: scenario.path,
-      setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...perRequestHeaders() } }),
-    },
-  ];
-}
-
-function drive(scenario: Scenario, settings: Settings, durationS: number): Promise<Result> {
-  return autocannon({
-    url: `${scenario.server.origin}${scenario.path}`,
-    title: scenario.name,
-    connections: settings.connections,
-    duration: durationS,
-    headers: scenario.headers,
-    requests: requestSteps(scenario),
-  });
-}
-
-function headersOnce(scenario: Scenario): Record<string, string> {
-  return { ...scenario.headers, ...scenario.perRequestHeaders?.() };
-}
-
-const statusOf = (scenario: Scenario): number => scenario.status ?? 200;
-
-/**
- * One request before the load, so a misconfigured scenario fails with its answer rather than a
- * count. A redirect is not followed, as autocannon does not follow it.
- */
-async function expectStatus(scenario: Scenario): Promise<void> {
-  const response = await fetch(`${scenario.server.origin}${scenario.path}`, {
-    headers: headersOnce(scenario),
-    redirect: 'manual',
-    signal: AbortSignal.timeout(5_000),
-  });
-  const body = await response.text();
-  if (response.status !== statusOf(scenario)) {
-    throw new Error(`${scenario.name} answered ${response.status} before the load: ${body.slice(0, 300)}`);
-  }
-}
-
-async function warmUp(scenario: Scenario, settings: Settings): Promise<void> {
-  await expectStatus(scenario);
-  // The warm-up lets V8 optimise the hot path; its numbers are dropped.
-  await drive(scenario, settings, settings.warmupS);
-}
-
-async function measureRound(scenario: Scenario, settings: Settings): Promise<Round> {
-  const cpuBefore = cpuTimeMs(scenario.server.child);
-  const result = await drive(scenario, settings, settings.durationS);
-  const cpuAfter = cpuTimeMs(scenario.server.child);
-  return { result, cpuMs: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null };
-}
-
-/** The scenarios take turns, round after round, so a slow spell of the machine is shared among them. */
-async function measureRounds(scenarios: readonly Scenario[], settings: Settings): Promise<Measured[]> {
-  const measured: Measured[] = scenarios.map((scenario) => ({
-    scenario: scenario.name,
-    status: statusOf(scenario),
-    rounds: [],
-  }));
-  for (let round = 1; round <= settings.rounds; round++) {
-    process.stderr.write(`round ${round} of ${settings.rounds}: ${settings.durationS} s per scenario\n`);
-    for (const [i, scenario] of scenarios.entries()) {
-      measured[i]?.rounds.push(await measureRound(scenario, settings));
-    }
-  }
-  return measured;
 }
 
 async function startHello(dir: string): Promise<Server> {
@@ -188,21 +88,6 @@ const REDIRECT = 'smart-link redirect GET /l/{code}/go/spotify';
 
 const VIA_PROXY = { 'x-forwarded-proto': 'https' };
 
-/** A released single with a target on six platforms; the page's first button is Spotify. */
-const LINK = {
-  title: 'Nightfall',
-  artist_name: 'Mira Vale',
-  release_date: '2025-01-10',
-  targets: [
-    { platform: 'spotify', url: 'https://open.spotify.com/album/4aawyAB9vmqN3uQ7FjRGTy' },
-    { platform: 'apple_music', url: 'https://music.apple.com/us/album/nightfall/1440857781' },
-    { platform: 'youtube_music', url: 'https://music.youtube.com/playlist?list=OLAK5uy_nightfall' },
-    { platform: 'amazon_music', url: 'https://music.amazon.com/albums/B07NIGHTFALL' },
-    { platform: 'deezer', url: 'https://www.deezer.com/album/90210' },
-    { platform: 'tidal', url: 'https://listen.tidal.com/album/90210' },
-  ],
-};
-
 interface BenchLink {
   id: number;
   /** The page's path on the server: SHORT_LINK_BASE's path and the code. */
@@ -221,7 +106,7 @@ async function createLink(labeldesk: Server, key: string): Promise<BenchLink> {
   const answer = await apiJson(labeldesk.origin, apiHeaders(key), {
     method: 'POST',
     path: '/api/v1/smart-links',
-    body: LINK,
+    body: BENCH_LINK,
     expectStatus: 201,
   });
   const id = numberAt(answer, ['smart_link', 'id']);
@@ -236,45 +121,6 @@ async function linkCounters(labeldesk: Server, key: string, link: BenchLink): Pr
   return {
     views: numberAt(answer, ['smart_link', 'views']),
     clicks: numberAt(answer, ['smart_link', 'clicks']),
-  };
-}
-
-/**
- * People on the usual browsers, in turn: a browser User-Agent is what makes a view or a click count
- * (a bot, a link preview or curl is not counted), and the mix spreads the counts over a few
- * sources, devices and languages as real traffic does.
- */
-const VISITORS: ReadonlyArray<Record<string, string>> = [
-  {
-    'user-agent':
-      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
-    'accept-language': 'en-US,en;q=0.9',
-    referer: 'https://l.instagram.com/',
-  },
-  {
-    'user-agent':
-      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36',
-    'accept-language': 'es-ES,es;q=0.9,en;q=0.8',
-    referer: 'https://www.tiktok.com/',
-  },
-  {
-    'user-agent':
-      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
-    'accept-language': 'de-DE,de;q=0.9,en;q=0.8',
-  },
-  {
-    'user-agent':
-      'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
-    'accept-language': 'fr-FR,fr;q=0.9',
-    referer: 'https://t.co/',
-  },
-];
-
-function visitorSequence(): () => Record<string, string> {
-  let n = 0;
-  return () => {
-    n = (n + 1) % VISITORS.length;
-    return VISITORS[n] ?? {};
   };
 }
 
@@ -313,12 +159,6 @@ function scenariosFor(hello: Server, labeldesk: Server, key: string, link: Bench
 function findScenario(scenarios: readonly Scenario[], name: string): Scenario {
   const found = scenarios.find((scenario) => scenario.name === name);
   if (!found) throw new Error(`no scenario ${name}`);
-  return found;
-}
-
-function findMeasured(measured: readonly Measured[], name: string): Measured {
-  const found = measured.find((m) => m.scenario === name);
-  if (!found) throw new Error(`${name} must have run`);
   return found;
 }
 
@@ -375,13 +215,10 @@ function printReport(
 
 /** The page as autocannon gets it (no Accept-Encoding); one more counted view. */
 async function pageSize(scenario: Scenario): Promise<PageSize> {
-  const response = await fetch(`${scenario.server.origin}${scenario.path}`, {
-    headers: { ...headersOnce(scenario), 'accept-encoding': 'identity' },
-    signal: AbortSignal.timeout(5_000),
-  });
-  const body = Buffer.from(await response.arrayBuffer());
-  if (response.status !== 200) throw new Error(`${scenario.name} answered ${response.status}`);
-  return { bytes: body.byteLength, encoding: response.headers.get('content-encoding') ?? 'none' };
+  const answer = await getOnce(scenario.server, scenario.path, headersOnce(scenario));
+  if (answer.status !== 200) throw new Error(`${scenario.name} answered ${answer.status}`);
+  const encoding = answer.headers['content-encoding'];
+  return { bytes: answer.body.byteLength, encoding: typeof encoding === 'string' ? encoding : 'none' };
 }
 
 async function benchmark(dir: string, settings: Settings, children: Child[]): Promise<boolean> {
