@@ -12,13 +12,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import type { AppContext } from '../src/context.ts';
-import { authenticateKey } from '../src/modules/keys/keys.service.ts';
-import { isPlatformKey } from '../src/modules/platforms/platforms.catalog.ts';
-import { createSmartLink } from '../src/modules/smart-links/smart-links.service.ts';
 import { loadTlsMaterial } from '../src/tls.ts';
 import { type BenchDatabase, openBenchDatabase, openFreshPostgres, settle } from './catalog-database.ts';
-import { seedCatalog } from './catalog-seed.ts';
 import {
   type Child,
   freePort,
@@ -28,10 +23,10 @@ import {
   stopChild,
   waitUntil,
 } from './children.ts';
-import { dataDirOf, openContext, prepareLabel } from './in-process.ts';
+import { type HotPaths, seedHotPaths } from './hot-paths.ts';
+import { dataDirOf, openContext } from './in-process.ts';
 import { failedLogLines, labeldeskEnv, REPO_ROOT } from './labeldesk.ts';
 import {
-  BENCH_LINK,
   findMeasured,
   getOnce,
   measureRounds,
@@ -55,9 +50,6 @@ const settings = readLoadSettings({ durationS: 3, rounds: 3, warmupS: 1, connect
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
 
-/** Enough releases that a page of 20 is full, each with tracks and platform statuses. */
-const CATALOG = { releases: 60, tracksPerRelease: 3, artists: 8 };
-
 const BARE = 'bare Fastify';
 const ENGINES = ['SQLite', 'PostgreSQL', 'PostgreSQL + Redis'] as const;
 type Engine = (typeof ENGINES)[number];
@@ -66,32 +58,10 @@ type RequestName = (typeof REQUESTS)[number];
 
 const scenarioName = (engine: Engine, request: RequestName) => `${engine} ${request}`;
 
-/** What a seeded database holds for the scenarios. */
-interface Seeded {
-  key: string;
-  /** The smart link page's path. */
-  linkPath: string;
-}
-
 interface Run {
   dir: string;
   children: Child[];
   databases: BenchDatabase[];
-}
-
-async function seed(ctx: AppContext): Promise<Seeded> {
-  const { labelId, key } = await prepareLabel(ctx, 'Engines Bench');
-  await seedCatalog(ctx.db, labelId, CATALOG, () => {});
-  const auth = await authenticateKey(ctx, key);
-  if (!auth) throw new Error('the bench key does not authenticate');
-  const link = await createSmartLink(ctx, auth, {
-    ...BENCH_LINK,
-    targets: BENCH_LINK.targets.map(({ platform, url }) => {
-      if (!isPlatformKey(platform)) throw new Error(`${platform} is not a platform key`);
-      return { platform, url };
-    }),
-  });
-  return { key, linkPath: new URL(link.url).pathname };
 }
 
 /** A database migrated and seeded in this process; the servers then open it by URL (or data dir). */
@@ -99,7 +69,7 @@ async function seededDatabase(
   run: Run,
   name: string,
   postgres: boolean,
-): Promise<{ url: string; dataDir: string } & Seeded> {
+): Promise<{ url: string; dataDir: string } & HotPaths> {
   const dir = join(run.dir, name);
   mkdirSync(dir);
   const bench = postgres
@@ -107,7 +77,7 @@ async function seededDatabase(
     : await openBenchDatabase(dataDirOf(dir), null);
   run.databases.push(bench);
   const ctx = await openContext(dir, bench);
-  const seeded = await seed(ctx);
+  const seeded = await seedHotPaths(ctx);
   await settle(bench);
   return { url: bench.url, dataDir: dataDirOf(dir), ...seeded };
 }
@@ -150,7 +120,7 @@ async function startLabeldesk(
   return server;
 }
 
-function engineScenarios(engine: Engine, server: Server, seeded: Seeded): Scenario[] {
+function engineScenarios(engine: Engine, server: Server, seeded: HotPaths): Scenario[] {
   const api = { authorization: `Bearer ${seeded.key}` };
   return [
     { name: scenarioName(engine, 'GET /me'), server, path: '/api/v1/me', headers: api },
