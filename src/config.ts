@@ -12,6 +12,8 @@ export interface Config {
   /** `postgres://…` selects PostgreSQL; null means the SQLite file in the data dir. */
   readonly databaseUrl: string | null;
   readonly redisUrl: string | null;
+  /** PostgreSQL connections this process opens at most (DATABASE_POOL_SIZE). */
+  readonly databasePoolSize: number;
   readonly host: string;
   readonly port: number;
   readonly baseUrl: string;
@@ -152,6 +154,19 @@ function parseCidrList(name: string, value: string): string[] {
   return entries;
 }
 
+/** The pool size when DATABASE_POOL_SIZE is not set: pg's own default. */
+export const DEFAULT_DATABASE_POOL_SIZE = 10;
+/** Far above any server's max_connections in practice: a larger number is a typo. */
+const MAX_DATABASE_POOL_SIZE = 1000;
+
+function parseCount(name: string, value: string, max: number): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value.trim()) || count < 1 || count > max) {
+    fail(name, `expected a whole number from 1 to ${max}`, value);
+  }
+  return count;
+}
+
 function parseRate(name: string, value: string): number {
   const rate = Number(value);
   if (value.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
@@ -222,6 +237,11 @@ export function loadConfig(env: Env): Config {
     dataDir,
     databaseUrl,
     redisUrl,
+    databasePoolSize: parseCount(
+      'DATABASE_POOL_SIZE',
+      read('DATABASE_POOL_SIZE') ?? String(DEFAULT_DATABASE_POOL_SIZE),
+      MAX_DATABASE_POOL_SIZE,
+    ),
     host: parseHost('HOST', read('HOST') ?? '127.0.0.1'),
     port,
     baseUrl,

@@ -10,7 +10,8 @@ import {
   type SqliteStatement,
   sql,
 } from 'kysely';
-import type { Config } from '../config.ts';
+import { type Config, DEFAULT_DATABASE_POOL_SIZE } from '../config.ts';
+import { namingPool } from './named-statements.ts';
 import type { Dialect } from './portable.ts';
 import { registerChangeToken } from './read-cache.ts';
 import type { Database } from './schema.ts';
@@ -144,16 +145,19 @@ function commitsByOtherConnections(sqlite: SqliteDatabase.Database): () => unkno
   };
 }
 
-function openPostgres(url: string): Db {
+function openPostgres(url: string, poolSize: number): Db {
   // Kysely makes the pool at the first query; pg is loaded then, so SQLite installations never load it.
-  const pool = async () => new (await import('pg')).default.Pool({ connectionString: url, max: 10 });
+  const pool = async () =>
+    namingPool(new (await import('pg')).default.Pool({ connectionString: url, max: poolSize }));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
 /** Opens the database the configuration names: PostgreSQL for a postgres:// URL, else SQLite in the data dir. */
-export function createDatabase(config: Pick<Config, 'dataDir' | 'databaseUrl'>): DatabaseHandle {
+export function createDatabase(
+  config: Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'databasePoolSize'>>,
+): DatabaseHandle {
   if (config.databaseUrl) {
-    const db = openPostgres(config.databaseUrl);
+    const db = openPostgres(config.databaseUrl, config.databasePoolSize ?? DEFAULT_DATABASE_POOL_SIZE);
     return { db, dialect: 'postgres', destroy: () => db.destroy() };
   }
   mkdirSync(config.dataDir, { recursive: true });

@@ -217,3 +217,21 @@ test('GET /releases/{id}/dsp-status lists the platform statuses only (empty for 
     ],
   });
 });
+
+test('a page past the end of the release list is empty and still carries the total', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h);
+  const artist = await givenArtist(h, label.id);
+  await givenRelease(h, label.id, { artist_id: artist.id, status: 'live' });
+  await givenRelease(h, label.id, { artist_id: artist.id, status: 'draft' });
+  for (const [query, total] of [
+    ['', '2'],
+    ['&status=live', '1'],
+    [`&artist_id=${artist.id}`, '2'],
+  ] as const) {
+    const response = await call(h, 'GET', `/api/v1/releases?per_page=1&page=3${query}`, { key });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual((json(response) as { releases: unknown[] }).releases, []);
+    assert.equal(response.headers['x-total-count'], total, query);
+  }
+});

@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { ReleaseRow } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
+import { executeNamed } from '../../db/prepared.ts';
 import type { ReleasesTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 import type { ReleaseSort } from './releases.schemas.ts';
@@ -53,6 +54,13 @@ function listColumns<Q extends ReturnType<typeof filtered>>(query: Q) {
     );
 }
 
+/**
+ * A page of releases and the number the filter matches, in one statement. The page's ids come from
+ * the index alone; only those rows are then read with their artist and track count (reading whole
+ * rows while skipping to a deep page costs a row read, and on PostgreSQL a track count, for every
+ * skipped release). The total rides along on each row; a page past the end has no row to carry it,
+ * and only then is it counted on its own.
+ */
 export async function listReleases(
   db: Db,
   workspaceId: number,
@@ -61,26 +69,30 @@ export async function listReleases(
   page: { limit: number; offset: number },
 ): Promise<{ rows: ReleaseListRow[]; total: number }> {
   const [column, direction] = SORT_ORDERS[sort];
-  // The page's ids come from the index alone; only those rows are then read with their artist and
-  // track count. Reading whole rows while skipping to a deep page costs a row read (and, on
-  // PostgreSQL, a track count) for every skipped release.
-  const [pageIds, count] = await Promise.all([
-    filtered(db, workspaceId, filter)
-      .select('releases.id')
+  const pageIds = filtered(db, workspaceId, filter)
+    .select('releases.id')
+    .orderBy(`releases.${column}`, direction)
+    .orderBy('releases.id', direction)
+    .limit(page.limit)
+    .offset(page.offset);
+  const rows = await executeNamed(
+    db,
+    listColumns(db.selectFrom('releases').where(ownedBy('releases', workspaceId)))
+      .where('releases.id', 'in', pageIds)
+      .select(releaseCount(db, workspaceId, filter).as('total'))
       .orderBy(`releases.${column}`, direction)
-      .orderBy('releases.id', direction)
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    countReleases(db, workspaceId, filter),
-  ]);
+      .orderBy('releases.id', direction),
+  );
+  const first = rows[0];
+  if (!first && page.offset > 0) {
+    return {
+      rows: [],
+      total: Number((await releaseCount(db, workspaceId, filter).executeTakeFirst())?.n ?? 0),
+    };
+  }
   return {
-    rows: await releaseListRowsByIds(
-      db,
-      workspaceId,
-      pageIds.map((row) => row.id),
-    ),
-    total: count,
+    rows: rows.map(({ total, ...row }) => ({ ...row, tracks_count: Number(row.tracks_count ?? 0) })),
+    total: Number(first?.total ?? 0),
   };
 }
 
@@ -97,10 +109,11 @@ export async function releaseListRowsByIds(
 }
 
 /**
- * The number of releases a filter matches. No filter, or a status alone, is read from the counters
- * the triggers of migration 0004 keep; other filters match few rows, or are bounded, and are counted.
+ * The number of releases a filter matches, as a query of one row. No filter, or a status alone, is
+ * read from the counters the triggers of migration 0004 keep; other filters match few rows, or are
+ * bounded, and are counted.
  */
-async function countReleases(db: Db, workspaceId: number, filter: ReleaseFilter): Promise<number> {
+function releaseCount(db: Db, workspaceId: number, filter: ReleaseFilter) {
   const { status, ...others } = filter;
   if (Object.values(others).every((value) => value === undefined)) {
     let counters = db
@@ -108,12 +121,9 @@ async function countReleases(db: Db, workspaceId: number, filter: ReleaseFilter)
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.val(0)).as('n'))
       .where(ownedBy('release_counts', workspaceId));
     if (status !== undefined) counters = counters.where('status', '=', status);
-    return Number((await counters.executeTakeFirstOrThrow()).n);
+    return counters;
   }
-  const row = await filtered(db, workspaceId, filter)
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return filtered(db, workspaceId, filter).select((eb) => eb.fn.countAll<number | string>().as('n'));
 }
 
 export async function findReleaseListRow(
