@@ -26,3 +26,13 @@ export function readJson<T>(text: Json<T>): T {
     throw new Error(`a JSON column holds text that is not JSON (${String(error)})`, { cause: error });
   }
 }
+
+/**
+ * A JSON array a query builds from rows (`jsonRows` in portable.ts), unlike the stored columns
+ * above: PostgreSQL's driver hands back the parsed array, SQLite the text.
+ */
+export type JsonRows<T> = T[] | Json<T[]>;
+
+export function readJsonRows<T>(value: JsonRows<T>): T[] {
+  return typeof value === 'string' ? readJson(value) : value;
+}

@@ -1,4 +1,16 @@
-import { type CreateTableBuilder, type Kysely, PostgresAdapter, sql } from 'kysely';
+import {
+  type CreateTableBuilder,
+  type Kysely,
+  type OperationNodeSource,
+  PostgresAdapter,
+  type RawBuilder,
+  sql,
+} from 'kysely';
+import { jsonArrayFrom as postgresJsonArray } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArray } from 'kysely/helpers/sqlite';
+import type { Db } from './database.ts';
+import type { JsonRows } from './json-column.ts';
+import { executeNamed } from './prepared.ts';
 
 /** The only place that knows SQLite from PostgreSQL. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -79,4 +91,42 @@ export async function currentSchema<DB>(db: Kysely<DB>): Promise<string> {
   const schema = rows[0]?.schema;
   if (!schema) throw new Error('PostgreSQL has no current schema: check the search_path of DATABASE_URL');
   return schema;
+}
+
+/**
+ * A subquery's rows as one JSON array column, so that a row and its children are read in one
+ * statement. SQLite's JSON objects are built field by field, so the subquery names its columns (no
+ * selectAll). The column is read with `readJsonRows`.
+ */
+export function jsonRows<DB, O>(
+  db: Kysely<DB>,
+  rows: Parameters<typeof sqliteJsonArray<O>>[0],
+): RawBuilder<JsonRows<O>> {
+  const array = dialectOf(db) === 'postgres' ? postgresJsonArray(rows) : sqliteJsonArray(rows);
+  return array as RawBuilder<unknown> as RawBuilder<JsonRows<O>>;
+}
+
+/** An insert, update or delete, not yet run. */
+export interface Write extends OperationNodeSource {
+  execute(): Promise<unknown>;
+}
+
+/**
+ * Writes that happen together or not at all, none of which reads another's effect. On PostgreSQL
+ * they are one statement, each write a WITH clause: one round trip, and row locks held only while
+ * it runs rather than across a transaction's round trips. On SQLite, where a statement costs no
+ * round trip, they run in turn in a transaction (the caller's, when `db` is one).
+ */
+export async function writeTogether(db: Db, build: (db: Db) => readonly Write[]): Promise<void> {
+  if (dialectOf(db) === 'postgres') {
+    const clauses = build(db).map((write, i) => sql`${sql.id(`write_${i}`)} as (${write})`);
+    const statement = sql`with ${sql.join(clauses)} select 1`;
+    await executeNamed(db, { compile: () => statement.compile(db) });
+    return;
+  }
+  const runInTurn = async (trx: Db) => {
+    for (const write of build(trx)) await write.execute();
+  };
+  if (db.isTransaction) await runInTurn(db);
+  else await db.transaction().execute(runInTurn);
 }

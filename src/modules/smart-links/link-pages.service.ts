@@ -34,9 +34,7 @@ export interface OpenLink {
 
 /** The enabled link at this address with its targets, or null: the page answers 404. */
 export async function openLink(ctx: AppContext, address: string): Promise<OpenLink | null> {
-  const link = await findEnabledLinkByAddress(ctx.db, address);
-  if (!link) return null;
-  return { link, targets: await targetsOfLinks(ctx.db, link.label_id, [link.id]) };
+  return (await findEnabledLinkByAddress(ctx.db, address)) ?? null;
 }
 
 /** Our redirect to a target: counting the click on the way. */
@@ -87,28 +85,24 @@ function viewBreakdown(visit: Visit, hour: string): BreakdownCount[] {
 export async function recordView(ctx: AppContext, link: PublicLinkRow, visit: Visit): Promise<void> {
   const at = ctx.clock.now();
   const hour = String(at.getUTCHours()).padStart(2, '0');
-  await ctx.db.transaction().execute((trx) =>
-    addToCounters(trx, link, {
-      day: utcDay(at),
-      views: 1,
-      clicks: 0,
-      targetId: null,
-      breakdown: viewBreakdown(visit, hour),
-    }),
-  );
+  await addToCounters(ctx.db, link, {
+    day: utcDay(at),
+    views: 1,
+    clicks: 0,
+    targetId: null,
+    breakdown: viewBreakdown(visit, hour),
+  });
 }
 
 /** One person followed a button: the link's, the target's and the day's clicks, by platform. */
 export async function recordClick(ctx: AppContext, link: PublicLinkRow, target: TargetRow): Promise<void> {
-  await ctx.db.transaction().execute((trx) =>
-    addToCounters(trx, link, {
-      day: utcDay(ctx.clock.now()),
-      views: 0,
-      clicks: 1,
-      targetId: target.id,
-      breakdown: [{ dimension: 'platform', value: target.platform, count: 1 }],
-    }),
-  );
+  await addToCounters(ctx.db, link, {
+    day: utcDay(ctx.clock.now()),
+    views: 0,
+    clicks: 1,
+    targetId: target.id,
+    breakdown: [{ dimension: 'platform', value: target.platform, count: 1 }],
+  });
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

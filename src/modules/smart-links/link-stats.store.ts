@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { type Write, writeTogether } from '../../db/portable.ts';
 import { ownedBy } from '../../db/scope.ts';
 import type { Dimension } from '../../db/values.ts';
 
@@ -19,61 +20,74 @@ export interface CounterDelta {
   breakdown: readonly BreakdownCount[];
 }
 
-/** Adds to every counter of the link; call it in one transaction so the counters agree. */
+/**
+ * Adds to every counter of the link, all or none: on a smart-link page this is the one write of a
+ * view or a click, one statement on PostgreSQL (`writeTogether`), in the caller's transaction if
+ * `db` is one.
+ */
 export async function addToCounters(
-  trx: Db,
+  db: Db,
   link: { id: number; label_id: number },
   delta: CounterDelta,
 ): Promise<void> {
-  await trx
-    .updateTable('smart_links')
-    .set((eb) => ({ views: eb('views', '+', delta.views), clicks: eb('clicks', '+', delta.clicks) }))
-    .where(ownedBy('smart_links', link.label_id))
-    .where('id', '=', link.id)
-    .execute();
+  await writeTogether(db, (trx) => counterWrites(trx, link, delta));
+}
+
+function counterWrites(db: Db, link: { id: number; label_id: number }, delta: CounterDelta): Write[] {
+  const writes: Write[] = [
+    db
+      .updateTable('smart_links')
+      .set((eb) => ({ views: eb('views', '+', delta.views), clicks: eb('clicks', '+', delta.clicks) }))
+      .where(ownedBy('smart_links', link.label_id))
+      .where('id', '=', link.id),
+  ];
   if (delta.targetId !== null) {
-    await trx
-      .updateTable('smart_link_targets')
-      .set((eb) => ({ clicks: eb('clicks', '+', delta.clicks) }))
-      .where(ownedBy('smart_link_targets', link.label_id))
-      .where('id', '=', delta.targetId)
-      .execute();
+    writes.push(
+      db
+        .updateTable('smart_link_targets')
+        .set((eb) => ({ clicks: eb('clicks', '+', delta.clicks) }))
+        .where(ownedBy('smart_link_targets', link.label_id))
+        .where('id', '=', delta.targetId),
+    );
   }
-  await trx
-    .insertInto('smart_link_days')
-    .values({
-      link_id: link.id,
-      label_id: link.label_id,
-      day: delta.day,
-      views: delta.views,
-      clicks: delta.clicks,
-    })
-    .onConflict((oc) =>
-      oc.columns(['link_id', 'day']).doUpdateSet((eb) => ({
-        views: eb('smart_link_days.views', '+', eb.ref('excluded.views')),
-        clicks: eb('smart_link_days.clicks', '+', eb.ref('excluded.clicks')),
-      })),
-    )
-    .execute();
-  if (delta.breakdown.length === 0) return;
-  await trx
-    .insertInto('smart_link_breakdowns')
-    .values(
-      delta.breakdown.map((entry) => ({
+  writes.push(
+    db
+      .insertInto('smart_link_days')
+      .values({
         link_id: link.id,
         label_id: link.label_id,
         day: delta.day,
-        dimension: entry.dimension,
-        value: entry.value,
-        count: entry.count,
-      })),
-    )
-    .onConflict((oc) =>
-      oc.columns(['link_id', 'dimension', 'day', 'value']).doUpdateSet((eb) => ({
-        count: eb('smart_link_breakdowns.count', '+', eb.ref('excluded.count')),
-      })),
-    )
-    .execute();
+        views: delta.views,
+        clicks: delta.clicks,
+      })
+      .onConflict((oc) =>
+        oc.columns(['link_id', 'day']).doUpdateSet((eb) => ({
+          views: eb('smart_link_days.views', '+', eb.ref('excluded.views')),
+          clicks: eb('smart_link_days.clicks', '+', eb.ref('excluded.clicks')),
+        })),
+      ),
+  );
+  if (delta.breakdown.length === 0) return writes;
+  writes.push(
+    db
+      .insertInto('smart_link_breakdowns')
+      .values(
+        delta.breakdown.map((entry) => ({
+          link_id: link.id,
+          label_id: link.label_id,
+          day: delta.day,
+          dimension: entry.dimension,
+          value: entry.value,
+          count: entry.count,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['link_id', 'dimension', 'day', 'value']).doUpdateSet((eb) => ({
+          count: eb('smart_link_breakdowns.count', '+', eb.ref('excluded.count')),
+        })),
+      ),
+  );
+  return writes;
 }
 
 export interface DayCount {

@@ -1,5 +1,7 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { readJsonRows } from '../../db/json-column.ts';
+import { jsonRows } from '../../db/portable.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import type { SmartLinksTable, SmartLinkTargetsTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
@@ -150,10 +152,22 @@ export async function slugTaken(db: Db, slug: string, exceptId: number): Promise
 
 export type PublicLinkRow = SmartLinkRow & { cover_hash: string | null; cover_format: CoverFormat | null };
 
+/** Every column of a target, named: SQLite builds a JSON object of the targets field by field. */
+const TARGET_COLUMNS = [
+  'smart_link_targets.id',
+  'smart_link_targets.link_id',
+  'smart_link_targets.label_id',
+  'smart_link_targets.position',
+  'smart_link_targets.platform',
+  'smart_link_targets.url',
+  'smart_link_targets.clicks',
+] as const satisfies readonly `smart_link_targets.${keyof SmartLinkTargetsTable}`[];
+
 /**
- * An enabled link by its address, with its release's cover: the link with this code, else the one
- * with this slug (any case). A code wins: a slug spelling another link's code in lowercase must
- * not take over that link's page.
+ * An enabled link by its address, with its release's cover and its targets in order, in one
+ * statement (it runs on every page view): the link with this code, else the one with this slug
+ * (any case). A code wins: a slug spelling another link's code in lowercase must not take over that
+ * link's page.
  */
 const selectEnabledLinkByAddress = preparedQuery((db: Db, code: string, slug: string) =>
   db
@@ -165,15 +179,31 @@ const selectEnabledLinkByAddress = preparedQuery((db: Db, code: string, slug: st
     )
     .selectAll('smart_links')
     .select(['releases.cover_hash', 'releases.cover_format'])
+    .select((eb) =>
+      jsonRows(
+        db,
+        eb
+          .selectFrom('smart_link_targets')
+          .select(TARGET_COLUMNS)
+          .whereRef('smart_link_targets.label_id', '=', 'smart_links.label_id')
+          .whereRef('smart_link_targets.link_id', '=', 'smart_links.id')
+          .orderBy('smart_link_targets.position'),
+      ).as('targets'),
+    )
     .where((eb) => eb.or([eb('smart_links.code', '=', code), eb('smart_links.slug', '=', slug)]))
     .where('smart_links.enabled', '=', 1)
     .orderBy(sql`case when smart_links.code = ${code} then 0 else 1 end`)
     .limit(1),
 );
 
-export async function findEnabledLinkByAddress(db: Db, address: string): Promise<PublicLinkRow | undefined> {
+export async function findEnabledLinkByAddress(
+  db: Db,
+  address: string,
+): Promise<{ link: PublicLinkRow; targets: TargetRow[] } | undefined> {
   const [row] = await selectEnabledLinkByAddress(db, address, address.toLowerCase());
-  return row;
+  if (!row) return undefined;
+  const { targets, ...link } = row;
+  return { link, targets: readJsonRows(targets) };
 }
 
 /** Records a sign-up; false when this address had already signed up for the link. */

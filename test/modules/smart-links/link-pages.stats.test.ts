@@ -233,3 +233,28 @@ test('GET /analytics/summary and /analytics/traffic: the period in days (default
   assert.deepEqual(empty.smart_links, { total: 0, views: 0, clicks: 0, presaves: 0, rate_percent: 0 });
   assert.deepEqual(empty.top_links, []);
 });
+
+test('views and clicks arriving at once are each counted on the link, its day, its breakdowns and the target', async (t) => {
+  const h = await buildHarness(t);
+  const { key } = await givenCaller(h);
+  const link = await givenLink(h, key);
+  const answers = await Promise.all([
+    ...Array.from({ length: 20 }, () => open(h, `/l/${link.code}`)),
+    ...Array.from({ length: 10 }, () => open(h, `/l/${link.code}/go/spotify`)),
+  ]);
+  assert.deepEqual(
+    answers.map((answer) => answer.statusCode),
+    [...Array<number>(20).fill(200), ...Array<number>(10).fill(302)],
+  );
+  const read = json(await call(h, 'GET', `/api/v1/smart-links/${link.id}`, { key })) as { smart_link: Link };
+  assert.deepEqual(
+    [read.smart_link.views, read.smart_link.clicks, read.smart_link.targets.map((target) => target.clicks)],
+    [20, 10, [10, 0]],
+  );
+  const result = await stats(h, key, link.id);
+  assert.deepEqual(result.days, [{ date: '2026-03-02', views: 20, clicks: 10 }]);
+  assert.deepEqual(result.devices, [{ device: 'mobile', views: 20 }]);
+  assert.deepEqual(result.platforms, [
+    { platform: 'spotify', title: 'Spotify', clicks: 10, share_percent: 100 },
+  ]);
+});
