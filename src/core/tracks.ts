@@ -7,6 +7,41 @@ import { ownedBy } from '../db/scope.ts';
 
 export type TrackRow = Selectable<TracksTable>;
 
+/** Every column of a track, named: SQLite builds a JSON object of rows field by field (jsonRows). */
+export const TRACK_COLUMNS = [
+  'tracks.id',
+  'tracks.label_id',
+  'tracks.release_id',
+  'tracks.number',
+  'tracks.title',
+  'tracks.title_key',
+  'tracks.version',
+  'tracks.version_type',
+  'tracks.isrc',
+  'tracks.explicit',
+  'tracks.instrumental',
+  'tracks.language',
+  'tracks.preview_start_sec',
+  'tracks.writers',
+  'tracks.contributors',
+  'tracks.featured',
+  'tracks.lyrics_text',
+  'tracks.lyrics_lines',
+  'tracks.ai_service',
+  'tracks.ai_elements',
+  'tracks.audio_hash',
+  'tracks.audio_format',
+  'tracks.audio_filename',
+  'tracks.audio_bytes',
+  'tracks.duration_sec',
+  'tracks.sample_rate',
+  'tracks.bit_depth',
+  'tracks.channels',
+  'tracks.copied_from',
+  'tracks.created_at',
+  'tracks.updated_at',
+] as const satisfies readonly `tracks.${keyof TracksTable}`[];
+
 export async function listReleaseTracks(db: Db, workspaceId: number, releaseId: number) {
   return db
     .selectFrom('tracks')

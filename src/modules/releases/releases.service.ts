@@ -34,7 +34,7 @@ import {
 import type { CreateReleaseBody, PatchReleaseBody, ReleaseSort } from './releases.schemas.ts';
 import {
   deleteRelease,
-  findReleaseListRow,
+  findReleaseCard,
   insertRelease,
   listDspStatuses,
   listHistory,
@@ -47,13 +47,9 @@ export async function releaseCard(
   workspace: Workspace,
   id: number,
 ): Promise<ReleaseCardView> {
-  const row = await findReleaseListRow(ctx.db, workspace.id, id);
-  if (!row) throw errors.notFound('Release');
-  const [tracks, dspStatuses] = await Promise.all([
-    listReleaseTracks(ctx.db, workspace.id, id),
-    listDspStatuses(ctx.db, workspace.id, id),
-  ]);
-  return presentReleaseCard(row, tracks, dspStatuses, workspace, ctx.config.baseUrl);
+  const card = await findReleaseCard(ctx.db, workspace.id, id);
+  if (!card) throw errors.notFound('Release');
+  return presentReleaseCard(card.row, card.tracks, card.dspStatuses, workspace, ctx.config.baseUrl);
 }
 
 export async function releasePage(

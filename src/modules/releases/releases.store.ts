@@ -1,7 +1,10 @@
 import type { Insertable } from 'kysely';
 import type { ReleaseRow } from '../../core/releases.ts';
+import { TRACK_COLUMNS } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
-import { executeNamed } from '../../db/prepared.ts';
+import { readJsonRows } from '../../db/json-column.ts';
+import { jsonRows } from '../../db/portable.ts';
+import { executeNamed, preparedQuery } from '../../db/prepared.ts';
 import type { ReleasesTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 import type { ReleaseSort } from './releases.schemas.ts';
@@ -133,6 +136,50 @@ export async function findReleaseListRow(
 ): Promise<ReleaseListRow | undefined> {
   const row = await listColumns(filtered(db, workspaceId, { ids: [id] })).executeTakeFirst();
   return row && { ...row, tracks_count: Number(row.tracks_count ?? 0) };
+}
+
+/** The card's release with its tracks in order and its platform statuses, in one statement. */
+const selectReleaseCard = preparedQuery((db: Db, workspaceId: number, id: number) =>
+  listColumns(filtered(db, workspaceId, { ids: [id] }))
+    .select((eb) =>
+      jsonRows(
+        db,
+        eb
+          .selectFrom('tracks')
+          .select(TRACK_COLUMNS)
+          .where(ownedBy('tracks', workspaceId))
+          .whereRef('tracks.release_id', '=', 'releases.id')
+          .orderBy('tracks.number')
+          .orderBy('tracks.id'),
+      ).as('tracks'),
+    )
+    .select((eb) =>
+      jsonRows(
+        db,
+        eb
+          .selectFrom('release_dsp_statuses')
+          .select([
+            'release_dsp_statuses.dsp',
+            'release_dsp_statuses.stage',
+            'release_dsp_statuses.detail',
+            'release_dsp_statuses.updated_at',
+          ])
+          .where(ownedBy('release_dsp_statuses', workspaceId))
+          .whereRef('release_dsp_statuses.release_id', '=', 'releases.id')
+          .orderBy('release_dsp_statuses.dsp'),
+      ).as('dsp_statuses'),
+    ),
+);
+
+export async function findReleaseCard(db: Db, workspaceId: number, id: number) {
+  const [found] = await selectReleaseCard(db, workspaceId, id);
+  if (!found) return undefined;
+  const { tracks, dsp_statuses, ...row } = found;
+  return {
+    row: { ...row, tracks_count: Number(row.tracks_count ?? 0) },
+    tracks: readJsonRows(tracks),
+    dspStatuses: readJsonRows(dsp_statuses),
+  };
 }
 
 /**
