@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { givenRelease } from '../helpers/catalog.ts';
+import { givenArtist, givenRelease } from '../helpers/catalog.ts';
 import { BASE_URL, buildHarness, call, givenCaller, givenKey, givenLabel, json } from '../helpers/harness.ts';
 
 const CREATED_AT = '2026-03-02T10:00:00.000Z';
@@ -213,4 +213,21 @@ test("another label's artist answers 404; scopes are enforced", async (t) => {
     code: 'forbidden',
     required_scope: 'catalog:write',
   });
+});
+
+test('GET /artists past the last page is empty and still carries the total', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h);
+  await givenArtist(h, label.id, { name: 'Mira Vale' });
+  await givenArtist(h, label.id, { name: 'Mirador' });
+  for (const [query, total] of [
+    ['', '2'],
+    ['&q=mira', '2'],
+    ['&q=vale', '1'],
+  ] as const) {
+    const response = await call(h, 'GET', `/api/v1/artists?per_page=1&page=4${query}`, { key });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual((json(response) as { artists: unknown[] }).artists, []);
+    assert.equal(response.headers['x-total-count'], total, query);
+  }
 });

@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { ArtistRow } from '../../core/artists.ts';
 import type { Db } from '../../db/database.ts';
+import { executeNamed } from '../../db/prepared.ts';
 import type { ArtistsTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 import { keyContains } from '../../db/text-search.ts';
@@ -78,13 +79,21 @@ export async function listArtists(
     rows = rows.where(keyContains('artists.name_key', filter.q));
     count = count.where(keyContains('artists.name_key', filter.q));
   }
-  const [found, total] = await Promise.all([
-    rows.orderBy('artists.name_key').orderBy('artists.id').limit(page.limit).offset(page.offset).execute(),
-    count.executeTakeFirstOrThrow(),
-  ]);
+  // The total rides along on each row; a page past the end has no row, and only then is it counted alone.
+  const found = await executeNamed(
+    db,
+    rows
+      .select(count.as('total'))
+      .orderBy('artists.name_key')
+      .orderBy('artists.id')
+      .limit(page.limit)
+      .offset(page.offset),
+  );
+  const first = found[0];
+  const total = first || page.offset === 0 ? (first?.total ?? 0) : (await count.executeTakeFirstOrThrow()).n;
   return {
-    rows: found.map((row) => ({ ...row, releases_count: Number(row.releases_count ?? 0) })),
-    total: Number(total.n),
+    rows: found.map(({ total, ...row }) => ({ ...row, releases_count: Number(row.releases_count ?? 0) })),
+    total: Number(total),
   };
 }
 

@@ -81,7 +81,11 @@ export async function smartLinkPage(
 ): Promise<{ smart_links: SmartLinkView[]; total: number }> {
   const q = filter.q?.trim() || undefined;
   const { rows, total } = await listSmartLinks(ctx.db, workspace.id, { ...filter, q }, page);
-  return { smart_links: await presentRows(ctx, workspace, rows), total };
+  const now = ctx.clock.now();
+  return {
+    smart_links: rows.map(({ link, targets }) => presentSmartLink(ctx.config, workspace, link, targets, now)),
+    total,
+  };
 }
 
 async function checkReleaseId(

@@ -1,9 +1,9 @@
-import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { type ExpressionBuilder, type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { readJsonRows } from '../../db/json-column.ts';
 import { jsonRows } from '../../db/portable.ts';
-import { preparedQuery } from '../../db/prepared.ts';
-import type { SmartLinksTable, SmartLinkTargetsTable } from '../../db/schema.ts';
+import { executeNamed, preparedQuery } from '../../db/prepared.ts';
+import type { Database, SmartLinksTable, SmartLinkTargetsTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 import { keyContains } from '../../db/text-search.ts';
 import type { CoverFormat } from '../../db/values.ts';
@@ -49,21 +49,42 @@ export async function updateSmartLink(
     .executeTakeFirstOrThrow();
 }
 
+export interface LinkWithTargets {
+  link: SmartLinkRow;
+  targets: TargetRow[];
+}
+
+/**
+ * A page of links with their targets and the number the filter matches, in one statement: the
+ * total rides along on each row; a page past the end has no row, and only then is it counted alone.
+ */
 export async function listSmartLinks(
   db: Db,
   workspaceId: number,
   filter: SmartLinkFilter,
   page: { limit: number; offset: number },
-): Promise<{ rows: SmartLinkRow[]; total: number }> {
+): Promise<{ rows: LinkWithTargets[]; total: number }> {
   let query = db.selectFrom('smart_links').where(ownedBy('smart_links', workspaceId));
   if (filter.q !== undefined) query = query.where(keyContains('smart_links.search_key', filter.q));
   if (filter.enabled !== undefined) query = query.where('enabled', '=', filter.enabled ? 1 : 0);
   if (filter.releaseId !== undefined) query = query.where('release_id', '=', filter.releaseId);
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-  ]);
-  return { rows, total: Number(count?.n ?? 0) };
+  const count = query.select((eb) => eb.fn.countAll<number | string>().as('n'));
+  const found = await executeNamed(
+    db,
+    query
+      .selectAll('smart_links')
+      .select((eb) => targetsOf(db, eb).as('targets'))
+      .select(count.as('total'))
+      .orderBy('smart_links.id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset),
+  );
+  const first = found[0];
+  const total = first || page.offset === 0 ? (first?.total ?? 0) : (await count.executeTakeFirstOrThrow()).n;
+  return {
+    rows: found.map(({ targets, total, ...link }) => ({ link, targets: readJsonRows(targets) })),
+    total: Number(total),
+  };
 }
 
 /** The targets of these links of the workspace, each link's in its order. */
@@ -163,6 +184,19 @@ const TARGET_COLUMNS = [
   'smart_link_targets.clicks',
 ] as const satisfies readonly `smart_link_targets.${keyof SmartLinkTargetsTable}`[];
 
+/** A link's targets in order, as a JSON array column of a query of `smart_links`. */
+function targetsOf(db: Db, eb: ExpressionBuilder<Database, 'smart_links'>) {
+  return jsonRows(
+    db,
+    eb
+      .selectFrom('smart_link_targets')
+      .select(TARGET_COLUMNS)
+      .whereRef('smart_link_targets.label_id', '=', 'smart_links.label_id')
+      .whereRef('smart_link_targets.link_id', '=', 'smart_links.id')
+      .orderBy('smart_link_targets.position'),
+  );
+}
+
 /**
  * An enabled link by its address, with its release's cover and its targets in order, in one
  * statement (it runs on every page view): the link with this code, else the one with this slug
@@ -179,17 +213,7 @@ const selectEnabledLinkByAddress = preparedQuery((db: Db, code: string, slug: st
     )
     .selectAll('smart_links')
     .select(['releases.cover_hash', 'releases.cover_format'])
-    .select((eb) =>
-      jsonRows(
-        db,
-        eb
-          .selectFrom('smart_link_targets')
-          .select(TARGET_COLUMNS)
-          .whereRef('smart_link_targets.label_id', '=', 'smart_links.label_id')
-          .whereRef('smart_link_targets.link_id', '=', 'smart_links.id')
-          .orderBy('smart_link_targets.position'),
-      ).as('targets'),
-    )
+    .select((eb) => targetsOf(db, eb).as('targets'))
     .where((eb) => eb.or([eb('smart_links.code', '=', code), eb('smart_links.slug', '=', slug)]))
     .where('smart_links.enabled', '=', 1)
     .orderBy(sql`case when smart_links.code = ${code} then 0 else 1 end`)

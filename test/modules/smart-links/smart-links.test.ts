@@ -220,3 +220,16 @@ test('sandbox keys see only sandbox links, marked sandbox: true', async (t) => {
   assert.equal((await call(h, 'GET', `/api/v1/smart-links/${live.id}`, { key: sandboxKey })).statusCode, 404);
   assert.equal((await call(h, 'GET', `/api/v1/smart-links/${test.id}`, { key })).statusCode, 404);
 });
+
+test('GET /smart-links lists each link with its own targets, and past the last page is empty with the total', async (t) => {
+  const h = await buildHarness(t);
+  const { key } = await givenCaller(h);
+  const first = await createLink(h, key);
+  const second = await createLink(h, key, { ...NEW_LINK, title: 'Day Drive', targets: [APPLE] });
+  const listed = json(await call(h, 'GET', '/api/v1/smart-links', { key })) as { smart_links: LinkView[] };
+  assert.deepEqual(listed.smart_links, [second, first]);
+  const beyond = await call(h, 'GET', '/api/v1/smart-links?per_page=1&page=5', { key });
+  assert.equal(beyond.statusCode, 200);
+  assert.deepEqual((json(beyond) as { smart_links: unknown[] }).smart_links, []);
+  assert.equal(beyond.headers['x-total-count'], '2');
+});
