@@ -8,11 +8,11 @@ import { findRelease } from '../../src/core/releases.ts';
 import { listReleaseTracks } from '../../src/core/tracks.ts';
 import type { ReleasesTable, TracksTable } from '../../src/db/schema.ts';
 import { seededRandom as random } from '../../src/lib/random.ts';
-import { type MediaKind, mediaPath } from '../../src/modules/media/media.storage.ts';
 import { automatedChecks, type Finding } from '../../src/modules/moderation/moderation.checks.ts';
 import { BitWriter, crc8, crc16, pcmWav } from './audio.ts';
 import { givenRelease, givenTrack } from './catalog.ts';
 import { buildHarness, givenLabel, type Harness } from './harness.ts';
+import { type MediaKind, mediaPath } from './media.ts';
 
 // --- Signals and files -----------------------------------------------------------------------
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { open, rm } from 'node:fs/promises';
 import { test } from 'node:test';
 import { seededRandom as random } from '../../src/lib/random.ts';
-import { mediaPath } from '../../src/modules/media/media.storage.ts';
 import { decodeFlacWindow, readFlacStream } from '../../src/modules/moderation/moderation.flac.ts';
 import { MONO_22K, riffChunk, wavFile } from '../helpers/audio.ts';
+import { mediaPath } from '../helpers/media.ts';
 import {
   findingsOf,
   givenCleanRelease,
