@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
 export interface S3Server {
@@ -49,4 +50,28 @@ export async function startS3Server(): Promise<S3Server> {
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** Every key in the server's bucket, sorted: what a test expects to find there. */
+export async function bucketKeys(server: S3Server): Promise<string[]> {
+  const client = new S3Client({
+    endpoint: server.endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY },
+  });
+  try {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: server.bucket, ContinuationToken: token }),
+      );
+      keys.push(...(page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : [])));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return keys.sort();
+  } finally {
+    client.destroy();
+  }
 }

@@ -65,36 +65,42 @@ async function letGo(db: Db, key: string, at: string): Promise<void> {
   await deleteIdleLock(db, key, at);
 }
 
-/** Marks the object as being collected when nothing holds or refers to it; false to keep it. */
-async function claimForCollection(
-  ctx: AppContext,
-  kind: MediaKind,
-  hash: string,
-  now: Date,
-): Promise<string | null> {
+type Claim =
+  | { readonly outcome: 'claimed'; readonly until: string }
+  /** An upload of the same content holds it until then: looked at again once that has passed. */
+  | { readonly outcome: 'held'; readonly until: string }
+  | { readonly outcome: 'kept' };
+
+/** Marks the object as being collected when nothing holds or refers to it. */
+async function claimForCollection(ctx: AppContext, kind: MediaKind, hash: string, now: Date): Promise<Claim> {
   const key = lockKey(kind, hash);
   const at = now.toISOString();
-  const until = await ctx.db.transaction().execute(async (trx) => {
+  const claim = await ctx.db.transaction().execute(async (trx): Promise<Claim> => {
     const row = await lockObject(trx, key, at);
-    const held = row.holders > 0 && row.held_until > at;
+    if (row.holders > 0 && row.held_until > at) return { outcome: 'held', until: row.held_until };
     const collecting = row.collecting_until !== null && row.collecting_until > at;
-    if (held || collecting || (await isReferenced(trx, kind, hash))) return null;
-    const mark = later(now, COLLECTION_MS);
-    await setCollecting(trx, key, mark);
-    return mark;
+    if (collecting || (await isReferenced(trx, kind, hash))) return { outcome: 'kept' };
+    const until = later(now, COLLECTION_MS);
+    await setCollecting(trx, key, until);
+    return { outcome: 'claimed', until };
   });
-  if (until === null) await deleteIdleLock(ctx.db, key, at);
-  return until;
+  if (claim.outcome !== 'claimed') await deleteIdleLock(ctx.db, key, at);
+  return claim;
 }
 
 async function collect(ctx: AppContext, kind: MediaKind, file: StoredFileRef): Promise<void> {
   const ext = extensionOf(kind, file.format);
   if (ext === null) return;
-  const until = await claimForCollection(ctx, kind, file.hash, ctx.clock.now());
-  if (until === null) return;
+  const claim = await claimForCollection(ctx, kind, file.hash, ctx.clock.now());
+  if (claim.outcome === 'held') {
+    // Usually the upload commits a reference; if its process died instead, this job collects.
+    const files = kind === 'covers' ? { covers: [file], audio: [] } : { covers: [], audio: [file] };
+    await queueMediaCollection(ctx.db, files, new Date(claim.until));
+  }
+  if (claim.outcome !== 'claimed') return;
   const key = lockKey(kind, file.hash);
   try {
-    if (ctx.clock.now().toISOString() >= until) return;
+    if (ctx.clock.now().toISOString() >= claim.until) return;
     const keys = [objectKey(kind, file.hash, ext)];
     if (kind === 'covers')
       keys.push(...VARIANT_WIDTHS.map((width) => variantKey(kind, file.hash, ext, width)));
