@@ -50,11 +50,6 @@ async function within<T>(ms: number, read: () => Promise<T>, expected: T): Promi
   }
 }
 
-/** A second database handle on the harness's database: another process's view of it. */
-function secondHandle(database: TestDatabase, dataDir: string, redisUrl: string | null = null) {
-  return createDatabase({ dataDir, databaseUrl: database.url, redisUrl });
-}
-
 test('a caller is served from memory until something it shows changes, and at once after', async (t) => {
   const h = await buildHarness(t);
   const { label, key } = await givenCaller(h);
