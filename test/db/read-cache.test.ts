@@ -9,8 +9,9 @@ import pg from 'pg';
 import { createDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { cacheLoads } from '../../src/db/read-cache.ts';
-import { revokeKey } from '../../src/modules/keys/keys.service.ts';
+import { createKey, revokeKey } from '../../src/modules/keys/keys.service.ts';
 import { updateLabel } from '../../src/modules/labels/labels.service.ts';
+import { addMember } from '../../src/modules/team/team.service.ts';
 import {
   buildHarness,
   call,
@@ -23,11 +24,12 @@ import {
   TEST_REDIS_URL,
   type TestDatabase,
 } from '../helpers/harness.ts';
+import { givenWebhook, HOOK_URL, harness as webhookHarness } from '../helpers/webhooks.ts';
 import { givenLink, open } from '../modules/smart-links/link-pages.fixtures.ts';
 
 interface Me {
   key: { prefix: string };
-  plan: { key: string; limits: { releases: number | null }; usage: { releases: number; links: number } };
+  plan: { key: string; limits: { releases: number | null }; usage: Record<'releases' | 'artists' | 'members' | 'links' | 'api_keys' | 'webhooks', number> };
 }
 
 async function me(h: Harness, key: string): Promise<Me> {
@@ -84,6 +86,30 @@ test('a caller is served from memory until something it shows changes, and at on
     401,
     'a revoked key is refused at once',
   );
+});
+
+test('every count /me shows moves with its rows at once: artists, members, keys, webhooks', async (t) => {
+  const h = await webhookHarness(t);
+  const { label, key } = await givenCaller(h);
+  const usage = async () => (await me(h, key)).plan.usage;
+  await kept(h, key);
+  const before = await usage();
+  assert.equal(
+    (await call(h, 'POST', '/api/v1/artists', { key, payload: { name: 'Mira Vale' } })).statusCode,
+    201,
+  );
+  await addMember(h.ctx, { labelId: label.id, login: 'mira', name: 'Mira Vale', role: 'manager' });
+  await createKey(h.ctx, { labelId: label.id, scopes: ['all'] });
+  const webhook = await givenWebhook(h, key, HOOK_URL);
+  assert.deepEqual(await usage(), {
+    ...before,
+    artists: before.artists + 1,
+    members: before.members + 1,
+    api_keys: before.api_keys + 1,
+    webhooks: before.webhooks + 1,
+  });
+  assert.equal((await call(h, 'DELETE', `/api/v1/webhooks/${webhook.id}`, { key })).statusCode, 200);
+  assert.equal((await usage()).webhooks, before.webhooks);
 });
 
 test('a counted smart-link view keeps the callers', async (t) => {
