@@ -29,7 +29,11 @@ import { givenLink, open } from '../modules/smart-links/link-pages.fixtures.ts';
 
 interface Me {
   key: { prefix: string };
-  plan: { key: string; limits: { releases: number | null }; usage: Record<'releases' | 'artists' | 'members' | 'links' | 'api_keys' | 'webhooks', number> };
+  plan: {
+    key: string;
+    limits: { releases: number | null };
+    usage: Record<'releases' | 'artists' | 'members' | 'links' | 'api_keys' | 'webhooks', number>;
+  };
 }
 
 async function me(h: Harness, key: string): Promise<Me> {
