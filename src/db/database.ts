@@ -11,9 +11,10 @@ import {
   sql,
 } from 'kysely';
 import type { Config } from '../config.ts';
-import { PostgresInvalidation, watchSqliteCommits } from './invalidation.ts';
+import { PostgresInvalidation } from './invalidation.ts';
 import type { Dialect } from './portable.ts';
 import type { Database } from './schema.ts';
+import { watchSqliteCommits } from './sqlite-commits.ts';
 
 export type Db = Kysely<Database>;
 

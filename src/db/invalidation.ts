@@ -1,16 +1,7 @@
-import type SqliteDatabase from 'better-sqlite3';
 import type { Redis } from 'ioredis';
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  type Dialect as KyselyDialect,
-  type QueryCompiler,
-  type QueryResult,
-  sql,
-  type TransactionSettings,
-} from 'kysely';
+import { type Dialect as KyselyDialect, sql } from 'kysely';
 import type pg from 'pg';
+import { BumpReadingDriver } from './bump-reading-driver.ts';
 import type { Db } from './database.ts';
 import { attachCache, type CacheStore } from './read-cache.ts';
 
@@ -18,103 +9,15 @@ import { attachCache, type CacheStore } from './read-cache.ts';
  * How each process learns which cached callers a commit changed. The triggers of migration 0012 bump
  * a version per key and per label in the transaction of the write; what tells the processes:
  *
- * - SQLite: the `cache_versions` rows above the last version seen, read before a cached read when
- *   the file moved (`pragma data_version`, another connection's commit) or this connection wrote.
+ * - SQLite: the `cache_versions` rows above the last version seen (db/sqlite-commits.ts).
  * - PostgreSQL: the triggers' NOTIFY, delivered on commit to a dedicated LISTEN connection in every
  *   process; with REDIS_URL, a Redis message the committing process publishes after its commit.
- *   The committing process reads its own bumps before it commits and evicts them once committed, so
- *   its next request sees the change whatever the channel's delay.
+ *   The committing process reads its own bumps before it commits and evicts them once committed
+ *   (db/bump-reading-driver.ts), so its next request sees the change whatever the channel's delay.
  *
  * While a channel is down nothing is kept, and once it is back everything is dropped: what it
  * would have said meanwhile is lost.
  */
-
-// ---------------------------------------------------------------------------------------------
-// SQLite
-
-/**
- * `pragma data_version` moves when another connection commits. Reading it takes the WAL lock, a few
- * microseconds, so it is read at most once per event-loop turn: a request sent after another
- * process's commit arrives in a later turn.
- */
-function commitsByOtherConnections(sqlite: SqliteDatabase.Database): () => unknown {
-  const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  let current: unknown;
-  let fresh = false;
-  const expire = () => {
-    fresh = false;
-  };
-  return () => {
-    if (!fresh) {
-      current = dataVersion.get();
-      fresh = true;
-      setImmediate(expire);
-    }
-    return current;
-  };
-}
-
-interface Bump {
-  subject: string;
-  version: number;
-}
-
-/** The bumps committed after the last one seen; `ownWrites` counts this connection's writing statements. */
-export function watchSqliteCommits(db: Db, sqlite: SqliteDatabase.Database, ownWrites: () => number): void {
-  attachCache(db, (store) => {
-    const othersCommits = commitsByOtherConnections(sqlite);
-    let seenMark: string | null = null;
-    let seenVersion: number | null = null;
-    let newer: SqliteDatabase.Statement<[number], Bump> | null = null;
-    return {
-      check() {
-        if (!sqlite.open) return false;
-        // Inside this connection's open transaction the rows are not committed yet (they may roll
-        // back): what is kept still holds until the commit, which the next check after it reads.
-        if (sqlite.inTransaction) return seenVersion !== null;
-        const mark = `${othersCommits()}:${ownWrites()}`;
-        if (mark === seenMark) return true;
-        try {
-          if (newer === null || seenVersion === null) {
-            // Before the migrations have run there is no table, and nothing is kept.
-            const latest = sqlite
-              .prepare('select coalesce(max(version), 0) as v from cache_versions')
-              .pluck();
-            seenVersion = Number(latest.get());
-            newer = sqlite.prepare<[number], Bump>(
-              'select subject, version from cache_versions where version > ? order by version',
-            );
-            store.clear();
-          } else {
-            const bumps = newer.all(seenVersion);
-            const last = bumps.at(-1);
-            if (last) {
-              store.evict(bumps.map((bump) => bump.subject));
-              seenVersion = last.version;
-            }
-          }
-          seenMark = mark;
-          return true;
-        } catch {
-          return false;
-        }
-      },
-    };
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// PostgreSQL
-
-/**
- * Statements that may bump a caller's version (the tables migration 0012 watches); only after these
- * does the committing process read which subjects its transaction bumped. A smart link's counters
- * (views, clicks, pre-saves) are updated without `enabled`, and bump nothing.
- */
-const WATCHED_WRITE =
-  /^\s*(?:insert into|delete from) "(?:labels|api_keys|releases|artists|members|smart_links|webhooks)"|^\s*update "(?:labels|api_keys)"|^\s*update "smart_links" set .*"enabled"/;
-
-const READ_BUMPS = CompiledQuery.raw("select current_setting('labeldesk.cache_bumps', true) as bumps");
 
 const FIRST_RETRY_MS = 100;
 const LAST_RETRY_MS = 5_000;
@@ -125,12 +28,6 @@ function warn(message: string, error: unknown): void {
     `${message}: ${error instanceof Error ? error.message : String(error)}`,
     'LabeldeskCache',
   );
-}
-
-interface ConnectionState {
-  inner: DatabaseConnection;
-  inTransaction: boolean;
-  bumped: boolean;
 }
 
 /**
@@ -300,117 +197,4 @@ export class PostgresInvalidation {
     this.retry.unref();
     this.retryMs = Math.min(this.retryMs * 2, LAST_RETRY_MS);
   }
-}
-
-/**
- * A driver that, after a statement that may bump a cached caller, reads the subjects the triggers
- * noted in the transaction before it commits, and hands them on once committed. A watched statement
- * outside a transaction runs in one of its own for that.
- */
-class BumpReadingDriver implements Driver {
-  private readonly states = new WeakMap<DatabaseConnection, ConnectionState>();
-
-  constructor(
-    private readonly inner: Driver,
-    private readonly committed: (subjects: readonly string[]) => Promise<void>,
-  ) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
-  }
-
-  destroy(): Promise<void> {
-    return this.inner.destroy();
-  }
-
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const inner = await this.inner.acquireConnection();
-    const state: ConnectionState = { inner, inTransaction: false, bumped: false };
-    const connection: DatabaseConnection = {
-      executeQuery: <R>(query: CompiledQuery) => this.execute<R>(state, query),
-      streamQuery: (query, chunkSize) => inner.streamQuery(query, chunkSize),
-    };
-    this.states.set(connection, state);
-    return connection;
-  }
-
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection(this.stateOf(connection).inner);
-  }
-
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    const state = this.stateOf(connection);
-    state.inTransaction = true;
-    state.bumped = false;
-    return this.inner.beginTransaction(state.inner, settings);
-  }
-
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    const state = this.stateOf(connection);
-    const subjects = state.bumped ? await readBumps(state.inner) : [];
-    state.inTransaction = false;
-    state.bumped = false;
-    await this.inner.commitTransaction(state.inner);
-    if (subjects.length > 0) await this.committed(subjects);
-  }
-
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    const state = this.stateOf(connection);
-    state.inTransaction = false;
-    state.bumped = false;
-    return this.inner.rollbackTransaction(state.inner);
-  }
-
-  // A savepoint rolled back takes its part of the noted subjects with it, as it does the bumps.
-  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    await this.inner.savepoint?.(this.stateOf(connection).inner, name, compile);
-  }
-
-  async rollbackToSavepoint(
-    connection: DatabaseConnection,
-    name: string,
-    compile: QueryCompiler['compileQuery'],
-  ) {
-    await this.inner.rollbackToSavepoint?.(this.stateOf(connection).inner, name, compile);
-  }
-
-  async releaseSavepoint(
-    connection: DatabaseConnection,
-    name: string,
-    compile: QueryCompiler['compileQuery'],
-  ) {
-    await this.inner.releaseSavepoint?.(this.stateOf(connection).inner, name, compile);
-  }
-
-  private async execute<R>(state: ConnectionState, query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!WATCHED_WRITE.test(query.sql)) return state.inner.executeQuery<R>(query);
-    if (state.inTransaction) {
-      state.bumped = true;
-      return state.inner.executeQuery<R>(query);
-    }
-    await state.inner.executeQuery(CompiledQuery.raw('begin'));
-    let result: QueryResult<R>;
-    let subjects: string[];
-    try {
-      result = await state.inner.executeQuery<R>(query);
-      subjects = await readBumps(state.inner);
-      await state.inner.executeQuery(CompiledQuery.raw('commit'));
-    } catch (error) {
-      await state.inner.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
-      throw error;
-    }
-    if (subjects.length > 0) await this.committed(subjects);
-    return result;
-  }
-
-  private stateOf(connection: DatabaseConnection): ConnectionState {
-    const state = this.states.get(connection);
-    if (!state) throw new Error('a connection this driver did not hand out');
-    return state;
-  }
-}
-
-async function readBumps(connection: DatabaseConnection): Promise<string[]> {
-  const { rows } = await connection.executeQuery<{ bumps: string | null }>(READ_BUMPS);
-  return (rows[0]?.bumps ?? '').split(' ').filter(Boolean);
 }
