@@ -11,10 +11,11 @@ import {
   sql,
 } from 'kysely';
 import { type Config, DEFAULT_DATABASE_POOL_SIZE } from '../config.ts';
+import { PostgresInvalidation } from './invalidation.ts';
 import { namingPool } from './named-statements.ts';
 import type { Dialect } from './portable.ts';
-import { registerChangeToken } from './read-cache.ts';
 import type { Database } from './schema.ts';
+import { watchSqliteCommits } from './sqlite-commits.ts';
 
 export type Db = Kysely<Database>;
 
@@ -116,49 +117,37 @@ function openSqlite(file: string): Db {
   const db = new Kysely<Database>({
     dialect: new LabeldeskSqliteDialect({ database: withStatementCache(sqlite, counter) }),
   });
-  const othersCommits = commitsByOtherConnections(sqlite);
-  registerChangeToken(db, () => (sqlite.open ? `${othersCommits()}:${counter.writes}` : null));
+  watchSqliteCommits(db, sqlite, () => counter.writes);
   return db;
 }
 
-/**
- * SQLite's data_version, which moves when another connection (the command line, another server
- * process) commits. Reading it takes the WAL lock, a few microseconds, so it is read at most once per
- * event-loop turn: a commit by another process is seen from the next turn on. A request sent after
- * the commit is read in a later turn; the exceptions are narrow (a request pipelined behind another
- * on one connection and drained by the same read) and see the commit one turn late.
- */
-function commitsByOtherConnections(sqlite: SqliteDatabase.Database): () => unknown {
-  const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  let current: unknown;
-  let fresh = false;
-  const expire = () => {
-    fresh = false;
-  };
-  return () => {
-    if (!fresh) {
-      current = dataVersion.get();
-      fresh = true;
-      setImmediate(expire);
-    }
-    return current;
-  };
-}
-
-function openPostgres(url: string, poolSize: number): Db {
+function openPostgres(url: string, poolSize: number, redisUrl: string | null): DatabaseHandle {
   // Kysely makes the pool at the first query; pg is loaded then, so SQLite installations never load it.
   const pool = async () =>
     namingPool(new (await import('pg')).default.Pool({ connectionString: url, max: poolSize }));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const invalidation = new PostgresInvalidation(url, redisUrl);
+  const db = new Kysely<Database>({ dialect: invalidation.wrap(new PostgresDialect({ pool })) });
+  invalidation.attach(db);
+  return {
+    db,
+    dialect: 'postgres',
+    destroy: async () => {
+      await invalidation.close();
+      await db.destroy();
+    },
+  };
 }
 
-/** Opens the database the configuration names: PostgreSQL for a postgres:// URL, else SQLite in the data dir. */
+/**
+ * Opens the database the configuration names: PostgreSQL for a postgres:// URL, else SQLite in the
+ * data dir. On PostgreSQL, `redisUrl` carries the cache's invalidations instead of NOTIFY.
+ */
 export function createDatabase(
-  config: Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'databasePoolSize'>>,
+  config: Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'redisUrl' | 'databasePoolSize'>>,
 ): DatabaseHandle {
   if (config.databaseUrl) {
-    const db = openPostgres(config.databaseUrl, config.databasePoolSize ?? DEFAULT_DATABASE_POOL_SIZE);
-    return { db, dialect: 'postgres', destroy: () => db.destroy() };
+    const poolSize = config.databasePoolSize ?? DEFAULT_DATABASE_POOL_SIZE;
+    return openPostgres(config.databaseUrl, poolSize, config.redisUrl ?? null);
   }
   mkdirSync(config.dataDir, { recursive: true });
   const db = openSqlite(sqliteFilePath(config));

@@ -422,6 +422,13 @@ export interface WithdrawalsTable {
   updated_at: string;
 }
 
+/** Versions of what processes cache about callers, bumped by triggers (migration 0012). */
+export interface CacheVersionsTable {
+  /** `key:<id>` or `label:<id>`. */
+  subject: string;
+  version: number;
+}
+
 /** Uploads keeping and collections removing one stored object, across processes (media.cleanup.ts). */
 export interface MediaLocksTable {
   object_key: string;
@@ -431,6 +438,7 @@ export interface MediaLocksTable {
 }
 
 export interface Database {
+  cache_versions: CacheVersionsTable;
   labels: LabelsTable;
   api_keys: ApiKeysTable;
   members: MembersTable;
