@@ -175,6 +175,8 @@ export interface Server {
   stdout(): string;
   stderr(): string;
   stop(): Promise<void>;
+  /** Sends SIGTERM and resolves with how the process ended: its exit code, or the signal that ended it. */
+  terminate(): Promise<number | NodeJS.Signals | null>;
   /**
    * Ends the process with SIGKILL, as a crash or the OOM killer would: no shutdown code runs. Resolves
    * with the signal that ended it (null if it had already exited by itself).
@@ -215,8 +217,9 @@ export async function startServer(
   install: Installation,
   extraEnv: Record<string, string> = {},
   ready: (stderr: string) => boolean = () => true,
+  args: readonly string[] = [],
 ): Promise<Server> {
-  const child = spawn(process.execPath, [install.bin, 'serve'], {
+  const child = spawn(process.execPath, [install.bin, 'serve', ...args], {
     cwd: ROOT,
     env: childEnv(install, { PORT: '0', ...extraEnv }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -250,7 +253,18 @@ export async function startServer(
     // What serve printed is usually the reason it did not start.
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${err}`);
   }
-  return { port: Number(LISTENING.exec(err)?.[1]), stdout: () => out, stderr: () => err, stop, kill };
+  const terminate = async () => {
+    await stop();
+    return child.exitCode ?? child.signalCode;
+  };
+  return {
+    port: Number(LISTENING.exec(err)?.[1]),
+    stdout: () => out,
+    stderr: () => err,
+    stop,
+    terminate,
+    kill,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
