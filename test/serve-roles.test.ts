@@ -11,6 +11,7 @@ import { type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   cliJson,
+  httpsApi,
   type Installation,
   newInstallation,
   type Reply,
@@ -20,6 +21,7 @@ import {
   send,
   startServer,
 } from './helpers/installation.ts';
+import { givenDraft } from './helpers/pipeline.ts';
 import { type ReceivedDelivery, type Receiver, startReceiver } from './helpers/receiver.ts';
 
 async function waitFor(what: string, ready: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
@@ -337,3 +339,85 @@ test('SIGTERM: a job still running at the end of the drain is given back, and an
   assert.ok(again.receivedAt >= (held.closedAt ?? 0), 'never in flight twice at once');
   assert.ok(again.receivedAt - restarted < 10_000, 'taken without waiting for the 125 s lease');
 });
+
+interface FeedEvent {
+  event: string;
+  data: { release?: { id: number }; dsp?: string; stage?: string };
+}
+
+test('two workers: a release is moderated, walked through the platforms and a sandbox release goes live, each step once', async (t) => {
+  const s = await setUp(t, 'roles_timers');
+  const env = {
+    DISTRIBUTOR_STEP: '200ms',
+    DISTRIBUTOR_REJECT_RATE: '0',
+    SANDBOX_LIVE_AFTER: '1s',
+  };
+  const api = await s.start('api', env);
+  await Promise.all([s.start('worker', env), s.start('worker', env)]);
+  const request = httpsApi(api.port, apiCa(s.install));
+  const { label } = await cliJson<{ label: { id: number } }>(
+    s.install,
+    'label create --name "Timer Records" --plan pro --contract-signed',
+  );
+  const keys = await Promise.all(
+    [[], ['--sandbox']].map((extra) =>
+      cliJson<{ key: string }>(s.install, [
+        'key',
+        'create',
+        '--label',
+        String(label.id),
+        '--scopes',
+        'all',
+        ...extra,
+      ]),
+    ),
+  );
+
+  const walked = await Promise.all(
+    keys.map(async ({ key }) => {
+      const { releaseId } = await givenDraft(request, key);
+      const submitted = await request('POST', `/api/v1/releases/${releaseId}/submit`, {
+        key,
+        payload: { confirm_rights: true },
+      });
+      assert.equal(submitted.statusCode, 202, submitted.body);
+      const events = async () => {
+        const answer = await request('GET', '/api/v1/events?limit=200', { key });
+        return (JSON.parse(answer.body) as { events: FeedEvent[] }).events.filter(
+          (event) => event.data.release?.id === releaseId,
+        );
+      };
+      await waitFor(
+        'the release to be live and its platforms walked',
+        async () =>
+          (await events()).some((event) => event.event === 'release.live') &&
+          (
+            await selectRows(
+              s.install,
+              "select id from jobs where kind like 'distributor.%' or kind like 'moderation.%'",
+            )
+          ).length === 0,
+        60_000,
+      );
+      return events();
+    }),
+  );
+  for (const events of walked) {
+    const counts = countOf(
+      events.map((event) => [event.event, event.data.dsp, event.data.stage].filter(Boolean).join(' ')),
+    );
+    assert.ok(Object.keys(counts).some((name) => name.startsWith('release.dsp_status ')));
+    assert.deepEqual(
+      Object.entries(counts).filter(([, n]) => n > 1),
+      [],
+      'no event twice',
+    );
+    assert.equal(counts['release.live'], 1);
+  }
+});
+
+function countOf(names: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const name of names) counts[name] = (counts[name] ?? 0) + 1;
+  return counts;
+}

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { TEST_DATABASE, TEST_POSTGRES_URL } from './harness.ts';
+import type { ApiRequest } from './pipeline.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -332,4 +333,50 @@ export function get(
   options: { headers?: Record<string, string>; ca?: string } = {},
 ): Promise<Reply> {
   return send('GET', url, options);
+}
+
+/**
+ * The API of a running server as `givenDraft` and its kind take it: each request on a fresh HTTPS
+ * connection to `localhost:port`, trusting only `ca`. An object payload is sent as JSON, a buffer
+ * or text as it is (with the caller's content type).
+ */
+export function httpsApi(port: number, ca: string): ApiRequest {
+  return (method, url, options) => {
+    const { payload } = options;
+    const body =
+      payload === undefined
+        ? null
+        : typeof payload === 'string' || Buffer.isBuffer(payload)
+          ? payload
+          : JSON.stringify(payload);
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        {
+          method,
+          hostname: 'localhost',
+          port,
+          path: url,
+          agent: false,
+          ca,
+          headers: {
+            authorization: `Bearer ${options.key}`,
+            ...(body !== null && {
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(body)),
+            }),
+            ...options.headers,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body ?? undefined);
+    });
+  };
 }
