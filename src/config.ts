@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseAllowEntry } from './lib/ip-allow-list.ts';
 import { parseDecimal } from './lib/money.ts';
 import { redactPasswords } from './lib/redact.ts';
@@ -45,6 +46,27 @@ export interface Config {
   readonly isrcRegistrant: string;
   /** The smallest withdrawal a label may ask for, in cents. */
   readonly minWithdrawalCents: number;
+  readonly media: MediaLocation;
+  readonly s3: S3Settings;
+}
+
+/** Where stored media (covers, audio) live: a local folder, or a bucket and key prefix. */
+export type MediaLocation =
+  | { readonly kind: 'file'; readonly root: string }
+  | { readonly kind: 's3'; readonly bucket: string; readonly prefix: string };
+
+/** How to reach an S3 API; used only when media are in a bucket. */
+export interface S3Settings {
+  /** null: AWS itself, found from the region. */
+  readonly endpoint: string | null;
+  readonly forcePathStyle: boolean;
+  readonly region: string;
+  /** null leaves credentials to the SDK's provider chain (profiles, instance or task roles). */
+  readonly credentials: {
+    readonly accessKeyId: string;
+    readonly secretAccessKey: string;
+    readonly sessionToken?: string;
+  } | null;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -181,6 +203,57 @@ function parseFilePath(name: string, value: string): string {
   return resolve(value);
 }
 
+/** S3 bucket names: 3-63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit. */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** `file:///absolute/path` or `s3://bucket/optional/prefix`. */
+export function parseMediaUrl(name: string, value: string): MediaLocation {
+  const expected = 'expected file:///absolute/path or s3://bucket/optional/prefix';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    fail(name, expected, value);
+  }
+  if (url.search || url.hash || url.username || url.password) fail(name, expected, value);
+  if (url.protocol === 'file:') {
+    if (url.host !== '') fail(name, `${expected} (a file URL names no host)`, value);
+    return { kind: 'file', root: fileURLToPath(url).replace(/\/+$/, '') || '/' };
+  }
+  if (url.protocol !== 's3:') fail(name, expected, value);
+  if (!BUCKET_NAME.test(url.host)) fail(name, 'expected a bucket name of 3-63 a-z, 0-9, . and -', value);
+  const prefix = decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, '');
+  return { kind: 's3', bucket: url.host, prefix };
+}
+
+function parseFlag(name: string, value: string): boolean {
+  const normalized = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
+  if (['0', 'false', 'no', 'off'].includes(normalized)) return false;
+  return fail(name, 'expected 1 or 0', value);
+}
+
+function parseS3Settings(read: (name: string) => string | undefined): S3Settings {
+  const endpoint = read('S3_ENDPOINT');
+  const accessKeyId = read('AWS_ACCESS_KEY_ID');
+  const secretAccessKey = read('AWS_SECRET_ACCESS_KEY');
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+    throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
+  }
+  const sessionToken = read('AWS_SESSION_TOKEN');
+  const region = read('AWS_REGION') ?? read('AWS_DEFAULT_REGION') ?? 'us-east-1';
+  if (!/^[a-z0-9-]{1,64}$/.test(region)) fail('AWS_REGION', 'expected a region such as eu-west-1', region);
+  return {
+    endpoint: endpoint ? parsePublicBase('S3_ENDPOINT', endpoint) : null,
+    forcePathStyle: parseFlag('S3_FORCE_PATH_STYLE', read('S3_FORCE_PATH_STYLE') ?? '0'),
+    region,
+    credentials:
+      accessKeyId && secretAccessKey
+        ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }
+        : null,
+  };
+}
+
 /** Reads and validates the environment once; everything else takes the returned, frozen Config. */
 export function loadConfig(env: Env): Config {
   const read = (name: string): string | undefined => {
@@ -263,5 +336,9 @@ export function loadConfig(env: Env): Config {
       'expected three letters or digits',
     ),
     minWithdrawalCents: parseDollars('MIN_WITHDRAWAL', read('MIN_WITHDRAWAL') ?? '50.00'),
+    media: Object.freeze(
+      parseMediaUrl('MEDIA_URL', read('MEDIA_URL') ?? pathToFileURL(join(dataDir, 'media')).href),
+    ),
+    s3: Object.freeze(parseS3Settings(read)),
   });
 }

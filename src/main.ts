@@ -113,6 +113,7 @@ const OPERATOR_COMMANDS: ReadonlyArray<readonly [string, () => Promise<Command>]
   ['distributor', async () => (await import('./commands/distributor.command.ts')).distributorCommand(run)],
   ['support', async () => (await import('./commands/support.command.ts')).supportCommand(run)],
   ['finance', async () => (await import('./commands/finance.command.ts')).financeCommand(run)],
+  ['media', async () => (await import('./commands/media.command.ts')).mediaCommand(run)],
 ];
 const BUILT_IN = new Set(['serve', 'migrate', 'openapi']);
 

@@ -51,6 +51,8 @@ describe('loadConfig', () => {
       isrcCountry: 'US',
       isrcRegistrant: 'LD0',
       minWithdrawalCents: 5000,
+      media: { kind: 'file', root: join(DATA_DIR, 'media') },
+      s3: { endpoint: null, forcePathStyle: false, region: 'us-east-1', credentials: null },
     };
     assert.deepEqual(config, expected);
     assert.ok(Object.isFrozen(config));
@@ -104,6 +106,12 @@ describe('loadConfig', () => {
       ISRC_COUNTRY: 'gb',
       ISRC_REGISTRANT: 'a1b',
       MIN_WITHDRAWAL: '25.5',
+      MEDIA_URL: 's3://labeldesk-media/prod/media/',
+      S3_ENDPOINT: 'https://s3.eu-central-1.example.com/',
+      S3_FORCE_PATH_STYLE: '1',
+      AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'secret-example',
+      AWS_REGION: 'eu-central-1',
     });
     const expected: Config = {
       dataDir: DATA_DIR,
@@ -131,8 +139,55 @@ describe('loadConfig', () => {
       isrcCountry: 'GB',
       isrcRegistrant: 'A1B',
       minWithdrawalCents: 2550,
+      media: { kind: 's3', bucket: 'labeldesk-media', prefix: 'prod/media' },
+      s3: {
+        endpoint: 'https://s3.eu-central-1.example.com',
+        forcePathStyle: true,
+        region: 'eu-central-1',
+        credentials: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret-example' },
+      },
     };
     assert.deepEqual(config, expected);
+  });
+
+  test('MEDIA_URL takes a folder as file:///path or a bucket with an optional prefix', () => {
+    const media = (url: string) => loadConfig({ LABELDESK_DATA_DIR: DATA_DIR, MEDIA_URL: url }).media;
+    assert.deepEqual(media('file:///mnt/media/'), { kind: 'file', root: '/mnt/media' });
+    assert.deepEqual(media('s3://covers-and-audio'), { kind: 's3', bucket: 'covers-and-audio', prefix: '' });
+    assert.deepEqual(media('s3://my.bucket/a/b'), { kind: 's3', bucket: 'my.bucket', prefix: 'a/b' });
+  });
+
+  test('bad media and S3 settings are refused with one line naming the variable', () => {
+    const expected = 'expected file:///absolute/path or s3://bucket/optional/prefix';
+    assert.equal(configError({ MEDIA_URL: '/srv/media' }), `MEDIA_URL: ${expected} (got "/srv/media")`);
+    assert.equal(
+      configError({ MEDIA_URL: 'https://bucket.example.com' }),
+      `MEDIA_URL: ${expected} (got "https://bucket.example.com")`,
+    );
+    assert.equal(
+      configError({ MEDIA_URL: 'file://host/srv/media' }),
+      `MEDIA_URL: ${expected} (a file URL names no host) (got "file://host/srv/media")`,
+    );
+    assert.equal(
+      configError({ MEDIA_URL: 's3://Bad_Bucket/x' }),
+      'MEDIA_URL: expected a bucket name of 3-63 a-z, 0-9, . and - (got "s3://Bad_Bucket/x")',
+    );
+    assert.equal(
+      configError({ S3_ENDPOINT: 'minio:9000' }),
+      'S3_ENDPOINT: expected a https: or http: URL (got "minio:9000")',
+    );
+    assert.equal(
+      configError({ S3_FORCE_PATH_STYLE: 'maybe' }),
+      'S3_FORCE_PATH_STYLE: expected 1 or 0 (got "maybe")',
+    );
+    assert.equal(
+      configError({ AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE' }),
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither',
+    );
+    assert.equal(
+      configError({ AWS_REGION: 'EU West' }),
+      'AWS_REGION: expected a region such as eu-west-1 (got "EU West")',
+    );
   });
 
   test('SHORT_LINK_BASE follows BASE_URL by default', () => {

@@ -5,7 +5,7 @@ import { createRateLimiter } from '../http/rate-limiter.ts';
 import { createServerLog } from '../log.ts';
 import { masterSecret } from '../master-secret.ts';
 import { countLabels } from '../modules/labels/index.ts';
-import { sweepTempFolder } from '../modules/media/index.ts';
+import { mediaObjects, sweepTempFolder } from '../modules/media/index.ts';
 import { openContext } from '../runtime.ts';
 import { loadTlsMaterial } from '../tls.ts';
 
@@ -40,7 +40,7 @@ export async function serve(options: { role?: string } = {}): Promise<void> {
   const { config } = ctx;
   // Before anything listens: a master key others can read stops the start with one line.
   masterSecret(config);
-  await sweepTempFolder(config.dataDir, ctx.clock.now());
+  await sweepTempFolder(mediaObjects(config).tempDir, ctx.clock.now());
   const tls = config.trustProxy ? null : await loadTlsMaterial(config);
   const limiter = createRateLimiter(config.redisUrl);
   const { log, flush } = createServerLog();

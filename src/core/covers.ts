@@ -5,6 +5,14 @@ import type { CoverFormat } from '../db/values.ts';
  * upload gets a new address and a client's cached copy of the old one is never wrong.
  */
 
+/**
+ * Widths a client may ask for with `?w=`. A fixed set: every resized copy is rendered once and
+ * kept, and the address needs no key, so any width would let anyone fill the store.
+ */
+export const VARIANT_WIDTHS = [
+  100, 150, 200, 300, 400, 500, 600, 640, 800, 1000, 1200, 1400, 1500, 2000, 3000,
+] as const;
+
 const EXTENSIONS: Readonly<Record<CoverFormat, string>> = { jpeg: 'jpg', png: 'png' };
 
 export function coverExtension(format: CoverFormat): string {

@@ -422,6 +422,14 @@ export interface WithdrawalsTable {
   updated_at: string;
 }
 
+/** Uploads keeping and collections removing one stored object, across processes (media.cleanup.ts). */
+export interface MediaLocksTable {
+  object_key: string;
+  holders: Generated<number>;
+  held_until: string;
+  collecting_until: string | null;
+}
+
 export interface Database {
   labels: LabelsTable;
   api_keys: ApiKeysTable;
@@ -452,4 +460,5 @@ export interface Database {
   royalty_unmatched_lines: RoyaltyUnmatchedLinesTable;
   payouts: PayoutsTable;
   withdrawals: WithdrawalsTable;
+  media_locks: MediaLocksTable;
 }

@@ -8,11 +8,11 @@ import { findRelease } from '../../src/core/releases.ts';
 import { listReleaseTracks } from '../../src/core/tracks.ts';
 import type { ReleasesTable, TracksTable } from '../../src/db/schema.ts';
 import { seededRandom as random } from '../../src/lib/random.ts';
-import { type MediaKind, mediaPath } from '../../src/modules/media/media.storage.ts';
 import { automatedChecks, type Finding } from '../../src/modules/moderation/moderation.checks.ts';
 import { BitWriter, crc8, crc16, pcmWav } from './audio.ts';
 import { givenRelease, givenTrack } from './catalog.ts';
 import { buildHarness, givenLabel, type Harness } from './harness.ts';
+import { type MediaKind, mediaPath } from './media.ts';
 
 // --- Signals and files -----------------------------------------------------------------------
 
@@ -23,6 +23,28 @@ export const SECONDS = 2;
 export function whiteNoise(seed: number): Float64Array {
   const next = random(seed);
   return Float64Array.from({ length: RATE * SECONDS }, () => next() - 0.5);
+}
+
+/**
+ * What a decoded MP3 looks like to the spectrum: plenty of sound up to `maxHz` and nothing above.
+ * 200 sines spread evenly (with a random offset each) below the cut, at random phases; each one is
+ * turned by a fixed rotation per sample rather than a sin() call, to keep the test fast.
+ */
+export function lowPassed(seed: number, maxHz: number): Float64Array {
+  const next = random(seed);
+  const tones = 200;
+  const samples = new Float64Array(RATE * SECONDS);
+  for (let k = 0; k < tones; k++) {
+    const step = (2 * Math.PI * (100 + ((k + next()) * (maxHz - 100)) / tones)) / RATE;
+    const [cosStep, sinStep] = [Math.cos(step), Math.sin(step)];
+    const phase = next() * 2 * Math.PI;
+    let [re, im] = [Math.cos(phase), Math.sin(phase)];
+    for (let i = 0; i < samples.length; i++) {
+      samples[i] = (samples[i] ?? 0) + 0.02 * im;
+      [re, im] = [re * cosStep - im * sinStep, re * sinStep + im * cosStep];
+    }
+  }
+  return samples;
 }
 
 export function toInteger(sample: number, bits: number): number {

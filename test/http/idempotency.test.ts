@@ -6,10 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { Type } from 'typebox';
 import { errors } from '../../src/errors.ts';
-import { mediaRoot } from '../../src/modules/media/media.storage.ts';
 import { multipart, wavFile, wavPart } from '../helpers/audio.ts';
 import { givenRelease } from '../helpers/catalog.ts';
 import { buildHarness, call, givenCaller, json, ManualClock, openTestDatabase } from '../helpers/harness.ts';
+import { mediaRoot } from '../helpers/media.ts';
 
 /** A POST route that counts its executions; `gate` lets a test hold an execution open. */
 function orderProbe() {

@@ -7,7 +7,6 @@ import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { MAX_COVER_BYTES } from '../../src/modules/covers/covers.service.ts';
-import { mediaPath, mediaRoot, variantPath } from '../../src/modules/media/media.storage.ts';
 import { givenRelease } from '../helpers/catalog.ts';
 import {
   BASE_URL,
@@ -19,6 +18,7 @@ import {
   type Harness,
   json,
 } from '../helpers/harness.ts';
+import { mediaPath, mediaRoot, variantPath } from '../helpers/media.ts';
 
 type Format = 'jpeg' | 'png';
 

@@ -6,10 +6,11 @@ import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { keepUpload } from '../../src/modules/media/media.cleanup.ts';
-import { mediaPath, mediaRoot, receiveToTemp } from '../../src/modules/media/media.storage.ts';
+import { receiveToTemp } from '../../src/modules/media/media.storage.ts';
 import { givenArtist, givenRelease } from '../helpers/catalog.ts';
 import { buildHarness, call, givenCaller, type Harness, json } from '../helpers/harness.ts';
 import { get, newInstallation, startServer } from '../helpers/installation.ts';
+import { mediaPath, mediaRoot } from '../helpers/media.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -80,7 +81,12 @@ test('a stored file is not collected while an upload of the same content commits
 
   // The same image arrives for another release. Between moving it into place and committing the
   // row that refers to it, the release that showed it is deleted: the file's last reference goes.
-  const received = await receiveToTemp(h.dataDir, Readable.from([bytes]), bytes.length, 'The cover');
+  const received = await receiveToTemp(
+    join(mediaRoot(h.dataDir), 'tmp'),
+    Readable.from([bytes]),
+    bytes.length,
+    'The cover',
+  );
   await keepUpload(h.ctx, 'covers', received, 'jpeg', async () => {
     const deleted = await call(h, 'DELETE', `/api/v1/releases/${shown.id}`, { key });
     assert.deepEqual([deleted.statusCode, json(deleted)], [200, { ok: true }]);
@@ -106,7 +112,8 @@ test('a failed commit lets its file go, unless another row shows the same conten
   const { label, key } = await givenCaller(h);
   const release = await givenRelease(h, label.id);
   const bytes = await cover();
-  const receive = () => receiveToTemp(h.dataDir, Readable.from([bytes]), bytes.length, 'The cover');
+  const receive = () =>
+    receiveToTemp(join(mediaRoot(h.dataDir), 'tmp'), Readable.from([bytes]), bytes.length, 'The cover');
   const failing = async () => {
     throw new Error('the release was submitted meanwhile');
   };

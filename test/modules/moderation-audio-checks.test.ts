@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { open, rm } from 'node:fs/promises';
 import { test } from 'node:test';
-import { seededRandom as random } from '../../src/lib/random.ts';
-import { mediaPath } from '../../src/modules/media/media.storage.ts';
 import { decodeFlacWindow, readFlacStream } from '../../src/modules/moderation/moderation.flac.ts';
 import { MONO_22K, riffChunk, wavFile } from '../helpers/audio.ts';
+import { mediaPath } from '../helpers/media.ts';
 import {
   findingsOf,
   givenCleanRelease,
-  RATE,
-  SECONDS,
+  lowPassed,
   setup,
   sha256,
   stereoFlac,
@@ -18,28 +16,6 @@ import {
   toInteger,
   whiteNoise,
 } from '../helpers/moderation.ts';
-
-/**
- * What a decoded MP3 looks like to the spectrum: plenty of sound up to `maxHz` and nothing above.
- * 200 sines spread evenly (with a random offset each) below the cut, at random phases; each one is
- * turned by a fixed rotation per sample rather than a sin() call, to keep the test fast.
- */
-function lowPassed(seed: number, maxHz: number): Float64Array {
-  const next = random(seed);
-  const tones = 200;
-  const samples = new Float64Array(RATE * SECONDS);
-  for (let k = 0; k < tones; k++) {
-    const step = (2 * Math.PI * (100 + ((k + next()) * (maxHz - 100)) / tones)) / RATE;
-    const [cosStep, sinStep] = [Math.cos(step), Math.sin(step)];
-    const phase = next() * 2 * Math.PI;
-    let [re, im] = [Math.cos(phase), Math.sin(phase)];
-    for (let i = 0; i < samples.length; i++) {
-      samples[i] = (samples[i] ?? 0) + 0.02 * im;
-      [re, im] = [re * cosStep - im * sinStep, re * sinStep + im * cosStep];
-    }
-  }
-  return samples;
-}
 
 /** A RIFF INFO list naming the software that wrote the file, as converters leave it. */
 function softwareTag(software: string): Buffer {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { test } from 'node:test';
 import { ensureSandboxWorkspace, getLabel } from '../../src/modules/labels/labels.service.ts';
-import { mediaPath } from '../../src/modules/media/media.storage.ts';
 import { givenLabel } from '../helpers/harness.ts';
+import { mediaPath } from '../helpers/media.ts';
 import {
   COVER,
   findingsOf,

@@ -3,10 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { test } from 'node:test';
 import { createBackground } from '../../src/background.ts';
-import { fileExists, mediaPath } from '../../src/modules/media/media.storage.ts';
 import { resetSandbox } from '../../src/modules/sandbox/sandbox.service.ts';
 import { givenArtist, givenRelease, givenTrack } from '../helpers/catalog.ts';
 import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
+import { fileExists, mediaPath } from '../helpers/media.ts';
 
 async function givenLabelWithCatalog(h: Harness) {
   const { label, key } = await givenCaller(h, { plan: 'pro' });

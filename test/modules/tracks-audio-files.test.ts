@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { mediaPath } from '../../src/modules/media/media.storage.ts';
 import { flacFile, MONO_22K, mp3File, multipart, STEREO_CD, wavFile, wavPart } from '../helpers/audio.ts';
 import { givenRelease, givenTrack } from '../helpers/catalog.ts';
 import { call, givenCaller, json } from '../helpers/harness.ts';
+import { mediaPath } from '../helpers/media.ts';
 import {
   assertInvalid,
   assertStored,

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { mediaPath } from '../../src/modules/media/media.storage.ts';
 import {
   type FormEntry,
   flacFile,
@@ -14,6 +13,7 @@ import {
   wavPart,
 } from '../helpers/audio.ts';
 import { call, json } from '../helpers/harness.ts';
+import { mediaPath } from '../helpers/media.ts';
 import {
   assertInvalid,
   assertStored,

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
+import { VARIANT_WIDTHS } from '../../core/covers.ts';
 import { errors } from '../../errors.ts';
 import { ErrorResponse } from '../../http/schemas.ts';
 import { BinaryBody } from '../../http/uploads.ts';
-import { openStoredFile } from '../media/index.ts';
-import { findCoverFile, VARIANT_WIDTHS } from './covers.files.ts';
+import { mediaObjects } from '../media/index.ts';
+import { findCoverFile } from './covers.files.ts';
 
 const CoverFileParams = Type.Object({
   file: Type.String({
@@ -49,10 +50,11 @@ export function coverFilesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const { w } = request.query;
-        const cover = await findCoverFile(ctx.config.dataDir, request.params.file, w ?? null);
+        const objects = mediaObjects(ctx.config);
+        const cover = await findCoverFile(objects, request.params.file, w ?? null);
         // Streamed, never held whole; the tag comes from the content hash, so the ETag plugin can
         // answer If-None-Match with 304 without reading the file.
-        const file = await openStoredFile(cover.path);
+        const file = await objects.open(cover.key);
         if (!file) throw errors.notFound('Cover');
         return reply
           .type(cover.contentType)

@@ -1,26 +1,16 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { rm } from 'node:fs/promises';
 import sharp from 'sharp';
 import type { CoverFormat } from '../../db/values.ts';
-
 import { errors } from '../../errors.ts';
-import { fileExists, mediaPath, newTempPath, variantPath } from '../media/index.ts';
+import { type MediaObjects, newTempPath, objectKey, variantKey } from '../media/index.ts';
 import { renderVariant } from './covers.image.ts';
-
-/**
- * Widths a client may ask for with `?w=`. A fixed set: every resized copy is rendered once and
- * kept, and the address needs no key, so any width would let anyone fill the disk.
- */
-export const VARIANT_WIDTHS = [
-  100, 150, 200, 300, 400, 500, 600, 640, 800, 1000, 1200, 1400, 1500, 2000, 3000,
-] as const;
 
 const FILE_NAME = /^([0-9a-f]{64})\.(jpg|png)$/;
 const FORMAT_OF_EXTENSION: Readonly<Record<string, CoverFormat>> = { jpg: 'jpeg', png: 'png' };
 
-/** A cover file ready to be sent. */
+/** A cover object ready to be sent. */
 export interface CoverFile {
-  readonly path: string;
+  readonly key: string;
   readonly contentType: 'image/jpeg' | 'image/png';
   /** Strong and cheap: the content hash (and width) says exactly which bytes these are. */
   readonly etag: string;
@@ -39,64 +29,74 @@ function parseName(fileName: string): CoverName {
   return { sha256, ext, format };
 }
 
-function fileOf(path: string, name: CoverName, width: number | null): CoverFile {
+function fileOf(key: string, name: CoverName, width: number | null): CoverFile {
   const tag = width === null ? name.sha256 : `${name.sha256}-w${width}`;
-  return { path, contentType: `image/${name.format}`, etag: `"${tag}"` };
+  return { key, contentType: `image/${name.format}`, etag: `"${tag}"` };
 }
 
-/** Two requests for the same new variant share one rendering. */
-const rendering = new Map<string, Promise<void>>();
-
+/**
+ * Renders the variant from the original (read into a local file when the store is a bucket) and
+ * puts it into the store; false when the original is no wider than asked (a cover is never enlarged).
+ */
 async function renderOnce(
-  dataDir: string,
-  source: string,
-  target: string,
+  objects: MediaObjects,
+  original: string,
+  variant: string,
   name: CoverName,
   width: number,
-): Promise<void> {
-  const temp = await newTempPath(dataDir);
-  try {
-    await renderVariant(source, temp, name.format, width);
-    await mkdir(dirname(target), { recursive: true });
-    await rename(temp, target);
-  } finally {
-    await rm(temp, { force: true });
-  }
+): Promise<boolean> {
+  const rendered = await objects.withLocalFile(original, async (source) => {
+    const { width: originalWidth } = await sharp(source).metadata();
+    if (width >= originalWidth) return false;
+    const temp = await newTempPath(objects.tempDir);
+    try {
+      await renderVariant(source, temp, name.format, width);
+      await objects.put(variant, temp, 'move');
+    } finally {
+      await rm(temp, { force: true });
+    }
+    return true;
+  });
+  if (rendered === null) throw errors.notFound('Cover');
+  return rendered;
 }
+
+/** Two requests for the same new variant in one process share one rendering. */
+const rendering = new Map<string, Promise<boolean>>();
 
 function ensureVariant(
-  dataDir: string,
-  source: string,
-  target: string,
+  objects: MediaObjects,
+  original: string,
+  variant: string,
   name: CoverName,
   width: number,
-): Promise<void> {
-  const pending = rendering.get(target);
+): Promise<boolean> {
+  const pending = rendering.get(variant);
   if (pending) return pending;
-  const started = renderOnce(dataDir, source, target, name, width).finally(() => rendering.delete(target));
-  rendering.set(target, started);
+  const started = renderOnce(objects, original, variant, name, width).finally(() =>
+    rendering.delete(variant),
+  );
+  rendering.set(variant, started);
   return started;
 }
 
 /**
  * The stored cover `fileName` (`<sha256>.<jpg|png>`), or its copy `width` pixels wide, rendered on
- * first request and kept on disk. A width not below the original's serves the original: a cover
- * is never enlarged. 404 for a name that is not a stored cover.
+ * first request and kept in the store. A width not below the original's serves the original: a
+ * cover is never enlarged. 404 for a name that is not a stored cover.
  */
 export async function findCoverFile(
-  dataDir: string,
+  objects: MediaObjects,
   fileName: string,
   width: number | null,
 ): Promise<CoverFile> {
   const name = parseName(fileName);
-  const original = mediaPath(dataDir, 'covers', name.sha256, name.ext);
-  // Checked first even when a variant is cached: a removed cover stops being served at once.
-  if (!(await fileExists(original))) throw errors.notFound('Cover');
+  const original = objectKey('covers', name.sha256, name.ext);
+  // Checked first even when a variant is kept: a removed cover stops being served at once.
+  if (!(await objects.has(original))) throw errors.notFound('Cover');
   if (width === null) return fileOf(original, name, null);
-  const variant = variantPath(dataDir, 'covers', name.sha256, name.ext, width);
-  if (await fileExists(variant)) return fileOf(variant, name, width);
-  const { width: originalWidth } = await sharp(original).metadata();
-  if (width >= originalWidth) return fileOf(original, name, null);
-  await ensureVariant(dataDir, original, variant, name, width);
-  return fileOf(variant, name, width);
+  const variant = variantKey('covers', name.sha256, name.ext, width);
+  if (await objects.has(variant)) return fileOf(variant, name, width);
+  const resized = await ensureVariant(objects, original, variant, name, width);
+  return resized ? fileOf(variant, name, width) : fileOf(original, name, null);
 }

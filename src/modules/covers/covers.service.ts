@@ -12,6 +12,7 @@ import type { CoverFormat } from '../../db/values.ts';
 import {
   discardFile,
   keepUpload,
+  mediaObjects,
   type ReceivedFile,
   receiveToTemp,
   removeUnusedMedia,
@@ -87,7 +88,8 @@ export async function replaceCover(
   upload: CoverUpload,
 ): Promise<StoredCover> {
   await loadDraft(ctx, workspace, releaseId);
-  const file = await receiveToTemp(ctx.config.dataDir, await upload.open(), MAX_COVER_BYTES, 'The cover');
+  const { tempDir } = mediaObjects(ctx.config);
+  const file = await receiveToTemp(tempDir, await upload.open(), MAX_COVER_BYTES, 'The cover');
   try {
     await upload.received(file);
     const image = await inspectCover(file.tempPath);
@@ -96,7 +98,7 @@ export async function replaceCover(
     await forgetCover(ctx, previous, stored);
     return stored;
   } finally {
-    // Nothing left in media/tmp: a kept file has already moved, anything else is refused.
+    // Nothing left in the temp folder: a kept file is in the store, anything else is refused.
     await discardFile(file);
   }
 }

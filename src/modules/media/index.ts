@@ -5,14 +5,18 @@ export {
   queueMediaCollection,
   removeUnusedMedia,
 } from './media.cleanup.ts';
+export { migrateMedia } from './media.migrate.ts';
+export {
+  type MediaKind,
+  type MediaObjects,
+  mediaObjects,
+  objectKey,
+  variantKey,
+} from './media.objects.ts';
 export {
   discardFile,
-  fileExists,
-  mediaPath,
   newTempPath,
-  openStoredFile,
   type ReceivedFile,
   receiveToTemp,
   sweepTempFolder,
-  variantPath,
 } from './media.storage.ts';

@@ -3,7 +3,7 @@ import { coverExtension } from '../../core/covers.ts';
 import type { ReleaseRow } from '../../core/releases.ts';
 import type { TrackRow } from '../../core/tracks.ts';
 import { MIN_COVER_SIDE } from '../covers/index.ts';
-import { fileExists, mediaPath } from '../media/index.ts';
+import { mediaObjects, objectKey } from '../media/index.ts';
 import type { LossyEvidence } from './moderation.lossy.ts';
 import { lossySourceEvidenceOffThread } from './moderation.pool.ts';
 import {
@@ -75,7 +75,7 @@ async function coverFindings(ctx: AppContext, release: ReleaseRow): Promise<Find
   const format = release.cover_format;
   const stored =
     format !== null &&
-    (await fileExists(mediaPath(ctx.config.dataDir, 'covers', release.cover_hash, coverExtension(format))));
+    (await mediaObjects(ctx.config).has(objectKey('covers', release.cover_hash, coverExtension(format))));
   if (stored) return [];
   return at('cover', [
     {
@@ -85,14 +85,20 @@ async function coverFindings(ctx: AppContext, release: ReleaseRow): Promise<Find
   ]);
 }
 
-/** Where the track's audio is stored, when the row says enough to find it and the file is there. */
-async function storedAudio(
+/**
+ * The lossy-source analysis of the track's stored audio (read into a local file first when the
+ * store is a bucket: the decoders need random access); null when the row says too little to find
+ * it or the object is not there.
+ */
+async function analyseStoredAudio(
   ctx: AppContext,
   track: TrackRow,
-): Promise<{ path: string; format: string } | null> {
-  if (track.audio_hash === null || track.audio_format === null) return null;
-  const path = mediaPath(ctx.config.dataDir, 'audio', track.audio_hash, track.audio_format);
-  return (await fileExists(path)) ? { path, format: track.audio_format } : null;
+): Promise<{ evidence: LossyEvidence | null } | null> {
+  const { audio_hash: hash, audio_format: format } = track;
+  if (hash === null || format === null) return null;
+  return mediaObjects(ctx.config).withLocalFile(objectKey('audio', hash, format), async (path) => ({
+    evidence: await lossySourceEvidenceOffThread(path, format),
+  }));
 }
 
 /** Missing file, duplicate of another label, refused facts, lossy source: in that order. */
@@ -105,9 +111,9 @@ async function audioIssues(
   if (track.audio_hash === null) {
     return [{ code: 'audio_missing', message: `Track ${n} has no audio; upload a WAV or FLAC file.` }];
   }
-  const stored = await storedAudio(ctx, track);
+  const analysed = await analyseStoredAudio(ctx, track);
   const issues: Issue[] = [];
-  if (stored === null) {
+  if (analysed === null) {
     issues.push({
       code: 'audio_missing',
       message: `The audio file of track ${n} is missing from storage; upload the audio again.`,
@@ -120,7 +126,7 @@ async function audioIssues(
     });
   }
   issues.push(...audioFactIssues(track, n));
-  const evidence = stored === null ? null : await lossySourceEvidenceOffThread(stored.path, stored.format);
+  const evidence = analysed?.evidence ?? null;
   if (evidence !== null) issues.push(lossySource(evidence, n));
   return issues;
 }

@@ -10,7 +10,7 @@ import { authOf } from '../../http/request-context.ts';
 import { ErrorResponse, Id } from '../../http/schemas.ts';
 import { rethrowUnlessBodyFailure } from '../../http/uploads.ts';
 import { bodyCheck } from '../../http/validation.ts';
-import { discardFile } from '../media/index.ts';
+import { discardFile, mediaObjects } from '../media/index.ts';
 import { FORM_FIELDS } from './tracks.fields.ts';
 import { presentTrack } from './tracks.presenter.ts';
 import { AI_ELEMENTS, TrackBody, TrackParams } from './tracks.schemas.ts';
@@ -94,10 +94,10 @@ function assertMultipart(request: FastifyRequest): void {
 const NO_TEXT_FIELDS: ReadonlySet<string> = new Set();
 const CREATE_FIELDS: ReadonlySet<string> = new Set(FORM_FIELDS);
 
-async function receiveReplacement(request: FastifyRequest, dataDir: string): Promise<ReceivedAudio> {
-  if (request.body instanceof Readable) return receiveRaw(request, request.body, dataDir);
+async function receiveReplacement(request: FastifyRequest, tempDir: string): Promise<ReceivedAudio> {
+  if (request.body instanceof Readable) return receiveRaw(request, request.body, tempDir);
   assertMultipart(request);
-  const form = await receiveForm(request, dataDir, NO_TEXT_FIELDS);
+  const form = await receiveForm(request, tempDir, NO_TEXT_FIELDS);
   if (!form.audio) throw errors.invalid(AUDIO_FIELD, 'The audio file is required in the file field audio');
   return form.audio;
 }
@@ -130,7 +130,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     // is handed over as the request stream, so it goes to disk without being held in memory.
     app.addContentTypeParser(AUDIO_TYPES, (_request, payload, done) => done(null, payload));
     await app.register(multipart, { limits: MULTIPART_LIMITS });
-    const { dataDir } = ctx.config;
+    const { tempDir } = mediaObjects(ctx.config);
 
     app.post(
       '/releases/:id/tracks',
@@ -163,7 +163,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const { workspace } = authOf(request);
         const releaseId = request.params.id;
         await assertCanAddTrack(ctx, workspace, releaseId);
-        const form = await receiveForm(request, dataDir, CREATE_FIELDS);
+        const form = await receiveForm(request, tempDir, CREATE_FIELDS);
         await bindToReceived(request, form.audio, form.fields);
         const track = await createTrack(ctx, workspace, releaseId, form, bodyCheck(request));
         reply
@@ -200,7 +200,7 @@ export function audioRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const { workspace } = authOf(request);
         const ids = { releaseId: request.params.id, trackId: request.params.trackId };
         await assertCanReplaceAudio(ctx, workspace, ids.releaseId, ids.trackId);
-        const audio = await receiveReplacement(request, dataDir);
+        const audio = await receiveReplacement(request, tempDir);
         await bindToReceived(request, audio, new Map());
         return { track: presentTrack(await replaceAudio(ctx, workspace, ids, audio), workspace) };
       },

@@ -63,12 +63,12 @@ export function clientFilename(raw: string | undefined): string | null {
   return name === '' ? null : name;
 }
 
-async function receiveFilePart(part: MultipartFile, dataDir: string): Promise<ReceivedAudio> {
+async function receiveFilePart(part: MultipartFile, tempDir: string): Promise<ReceivedAudio> {
   if (part.fieldname !== AUDIO_FIELD) {
     part.file.resume();
     throw errors.invalid(part.fieldname, `Only the file field ${AUDIO_FIELD} is accepted`);
   }
-  const file = await receiveToTemp(dataDir, part.file, MAX_AUDIO_BYTES, 'The audio file');
+  const file = await receiveToTemp(tempDir, part.file, MAX_AUDIO_BYTES, 'The audio file');
   return { file, filename: clientFilename(part.filename) };
 }
 
@@ -93,14 +93,14 @@ function addField(fields: Map<string, string>, part: Multipart, accepted: Readon
  */
 export async function receiveForm(
   request: FastifyRequest,
-  dataDir: string,
+  tempDir: string,
   accepted: ReadonlySet<string>,
 ): Promise<TrackForm> {
   const fields = new Map<string, string>();
   let audio: ReceivedAudio | null = null;
   try {
     for await (const part of request.parts()) {
-      if (part.type === 'file') audio = await receiveFilePart(part, dataDir);
+      if (part.type === 'file') audio = await receiveFilePart(part, tempDir);
       else addField(fields, part, accepted);
     }
   } catch (error) {
@@ -128,7 +128,7 @@ function dispositionFilename(header: string | undefined): string | null {
 export async function receiveRaw(
   request: FastifyRequest,
   body: Readable,
-  dataDir: string,
+  tempDir: string,
 ): Promise<ReceivedAudio> {
   const declared = Number(request.headers['content-length']);
   if (declared > MAX_AUDIO_BYTES) {
@@ -136,7 +136,7 @@ export async function receiveRaw(
   }
   const source = Readable.from(body.iterator({ destroyOnReturn: false }));
   try {
-    const file = await receiveToTemp(dataDir, source, MAX_AUDIO_BYTES, 'The audio file');
+    const file = await receiveToTemp(tempDir, source, MAX_AUDIO_BYTES, 'The audio file');
     return { file, filename: dispositionFilename(request.headers['content-disposition']) };
   } catch (error) {
     throw uploadError(error);
