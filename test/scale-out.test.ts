@@ -3,13 +3,16 @@
 // between the two API processes (and, when nginx is installed, nginx in front of them, configured by
 // examples/nginx.conf).
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import sharp from 'sharp';
 import Stripe from 'stripe';
+import { STEREO_CD } from './helpers/audio.ts';
 import {
   type Answer,
   type Cluster,
@@ -20,12 +23,14 @@ import {
 import { TEST_DATABASE, TEST_REDIS_URL } from './helpers/harness.ts';
 import { cliJson, runLabeldesk, selectRows } from './helpers/installation.ts';
 import { NGINX_BIN, startNginx } from './helpers/nginx.ts';
+import { coverPng, givenDraft, noiseWav } from './helpers/pipeline.ts';
 import {
   type ReceivedDelivery,
   type Receiver,
   receiverCertificate,
   startReceiver,
 } from './helpers/receiver.ts';
+import { type S3Server, startS3Server } from './helpers/s3.ts';
 
 const skip =
   TEST_DATABASE !== 'postgres'
@@ -82,6 +87,7 @@ describe('two api processes and a worker on one PostgreSQL and one Redis', { ski
   let client: RoundRobinClient;
   let certFile: string;
   let keyFile: string;
+  let s3: S3Server;
 
   /** A label made through the command line, on `plan` with `limits` overridden, and a key of it. */
   async function newLabel(
@@ -118,10 +124,11 @@ describe('two api processes and a worker on one PostgreSQL and one Redis', { ski
 
   before(async () => {
     receiver = await startReceiver();
+    s3 = await startS3Server();
     const { cert, key } = await receiverCertificate();
     cluster = await startCluster('scale_out', {
       redisUrl: String(TEST_REDIS_URL),
-      env: { WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32', WEBHOOK_TIMEOUT },
+      env: { ...s3.env, WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32', WEBHOOK_TIMEOUT, DISTRIBUTOR_REJECT_RATE: '0' },
     });
     // The receiver's certificate names localhost and 127.0.0.1: it serves as nginx's too.
     const caFile = join(cluster.install.dataDir, 'test-ca.pem');
@@ -143,6 +150,47 @@ describe('two api processes and a worker on one PostgreSQL and one Redis', { ski
   after(async () => {
     await cluster?.dispose();
     await receiver?.close();
+    await s3?.close();
+  });
+
+  test('a cover and a track uploaded through one process are served and moderated through the other', async () => {
+    const { key } = await newLabel('Media Records', 'label', ['rate=100000']);
+    const [uploadedTo, servedBy] = cluster.apis.map((api) => api.port);
+    assert.ok(uploadedTo && servedBy);
+    const { releaseId } = await givenDraft(client.apiRequest(uploadedTo), key, {
+      tracks: [{ title: 'Harbour Lights', audio: noiseWav(STEREO_CD, 7) }],
+    });
+
+    const cover = await coverPng();
+    const coverPath = `/media/covers/${createHash('sha256').update(cover).digest('hex')}.png`;
+    const served = await client.fetch(coverPath, {}, servedBy);
+    assert.equal(served.status, 200);
+    assert.ok(Buffer.from(await served.arrayBuffer()).equals(cover), 'the very bytes uploaded');
+    const resized = await client.fetch(`${coverPath}?w=300`, {}, servedBy);
+    assert.equal(resized.status, 200);
+    assert.equal((await sharp(Buffer.from(await resized.arrayBuffer())).metadata()).width, 300);
+
+    // The worker, with a data dir of its own, reads the audio from the bucket to review it.
+    const submitted = await client.request('POST', `/releases/${releaseId}/submit`, {
+      key,
+      port: servedBy,
+      json: { confirm_rights: true },
+    });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    let release: { status: string; review_status: string | null; review_comment: string | null } | undefined;
+    await waitFor(
+      'the review',
+      async () => {
+        const answer = await client.request('GET', `/releases/${releaseId}`, { key });
+        release = (answer.body as { release: typeof release }).release;
+        return release?.review_status !== 'pending';
+      },
+      60_000,
+    );
+    assert.deepEqual(
+      { review_status: release?.review_status, review_comment: release?.review_comment },
+      { review_status: 'approved', review_comment: 'Automated checks passed' },
+    );
   });
 
   test('one rate budget: 200 requests over both processes on a 60-a-minute key get exactly 60 answers', async () => {

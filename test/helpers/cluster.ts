@@ -15,6 +15,7 @@ import {
   startServer,
   withClient,
 } from './installation.ts';
+import type { ApiRequest } from './pipeline.ts';
 
 export interface ClusterProcess {
   readonly role: 'api' | 'worker';
@@ -122,25 +123,65 @@ export class RoundRobinClient {
     return port;
   }
 
+  /** Any path of an API process (the next one, or `port`), with what the proxy would add. */
+  fetch(path: string, init: RequestInit & { headers?: Record<string, string> } = {}, port = this.nextPort()) {
+    return fetch(`http://127.0.0.1:${port}${path}`, {
+      ...init,
+      headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': this.clientAddress, ...init.headers },
+    });
+  }
+
   async request(
     method: string,
     path: string,
     options: { key?: string; json?: unknown; headers?: Record<string, string>; port?: number } = {},
   ): Promise<Answer> {
     const port = options.port ?? this.nextPort();
-    const response = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
-      method,
-      headers: {
-        'x-forwarded-proto': 'https',
-        'x-forwarded-for': this.clientAddress,
-        ...(options.key && { authorization: `Bearer ${options.key}` }),
-        ...(options.json !== undefined && { 'content-type': 'application/json' }),
-        ...options.headers,
+    const response = await this.fetch(
+      `/api/v1${path}`,
+      {
+        method,
+        headers: {
+          ...(options.key && { authorization: `Bearer ${options.key}` }),
+          ...(options.json !== undefined && { 'content-type': 'application/json' }),
+          ...options.headers,
+        },
+        body: options.json === undefined ? undefined : JSON.stringify(options.json),
       },
-      body: options.json === undefined ? undefined : JSON.stringify(options.json),
-    });
+      port,
+    );
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null, port };
+  }
+
+  /** Requests as `givenDraft` makes them, all to the API process on `port`. */
+  apiRequest(port: number): ApiRequest {
+    return async (method, url, options) => {
+      const { payload } = options;
+      const json = payload !== undefined && typeof payload !== 'string' && !Buffer.isBuffer(payload);
+      const body =
+        payload === undefined
+          ? undefined
+          : Buffer.isBuffer(payload)
+            ? new Uint8Array(payload)
+            : typeof payload === 'string'
+              ? payload
+              : JSON.stringify(payload);
+      const response = await this.fetch(
+        url,
+        {
+          method,
+          headers: {
+            authorization: `Bearer ${options.key}`,
+            ...(json && { 'content-type': 'application/json' }),
+            ...options.headers,
+          },
+          body,
+        },
+        port,
+      );
+      return { statusCode: response.status, body: await response.text() };
+    };
   }
 }
 
