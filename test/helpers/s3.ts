@@ -44,6 +44,8 @@ export async function startS3Server(): Promise<S3Server> {
       AWS_ACCESS_KEY_ID: ACCESS_KEY_ID,
       AWS_SECRET_ACCESS_KEY: SECRET_ACCESS_KEY,
       AWS_REGION: 'us-east-1',
+      // The SDK warns on stderr, once per process, that its 2027 releases will need Node 22.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
     async close() {
       await server.close();

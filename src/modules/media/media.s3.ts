@@ -15,7 +15,7 @@ type Bucket = Extract<MediaLocation, { kind: 's3' }>;
  * A 200 MB WAV goes up in parts of this size, at most QUEUE_SIZE at a time: the upload holds about
  * PART_SIZE x QUEUE_SIZE in memory whatever the file's size (S3's smallest part is 5 MB).
  */
-const PART_SIZE = 8 * 1024 * 1024;
+const PART_SIZE = 5 * 1024 * 1024;
 const QUEUE_SIZE = 2;
 /** DeleteObjects takes at most this many keys per request. */
 const DELETE_BATCH = 1000;
