@@ -11,8 +11,8 @@ import {
   sql,
 } from 'kysely';
 import type { Config } from '../config.ts';
+import { PostgresInvalidation, watchSqliteCommits } from './invalidation.ts';
 import type { Dialect } from './portable.ts';
-import { registerChangeToken } from './read-cache.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -115,47 +115,34 @@ function openSqlite(file: string): Db {
   const db = new Kysely<Database>({
     dialect: new LabeldeskSqliteDialect({ database: withStatementCache(sqlite, counter) }),
   });
-  const othersCommits = commitsByOtherConnections(sqlite);
-  registerChangeToken(db, () => (sqlite.open ? `${othersCommits()}:${counter.writes}` : null));
+  watchSqliteCommits(db, sqlite, () => counter.writes);
   return db;
 }
 
-/**
- * SQLite's data_version, which moves when another connection (the command line, another server
- * process) commits. Reading it takes the WAL lock, a few microseconds, so it is read at most once per
- * event-loop turn: a commit by another process is seen from the next turn on. A request sent after
- * the commit is read in a later turn; the exceptions are narrow (a request pipelined behind another
- * on one connection and drained by the same read) and see the commit one turn late.
- */
-function commitsByOtherConnections(sqlite: SqliteDatabase.Database): () => unknown {
-  const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  let current: unknown;
-  let fresh = false;
-  const expire = () => {
-    fresh = false;
-  };
-  return () => {
-    if (!fresh) {
-      current = dataVersion.get();
-      fresh = true;
-      setImmediate(expire);
-    }
-    return current;
-  };
-}
-
-function openPostgres(url: string): Db {
+function openPostgres(url: string, redisUrl: string | null): DatabaseHandle {
   // Kysely makes the pool at the first query; pg is loaded then, so SQLite installations never load it.
   const pool = async () => new (await import('pg')).default.Pool({ connectionString: url, max: 10 });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const invalidation = new PostgresInvalidation(url, redisUrl);
+  const db = new Kysely<Database>({ dialect: invalidation.wrap(new PostgresDialect({ pool })) });
+  invalidation.attach(db);
+  return {
+    db,
+    dialect: 'postgres',
+    destroy: async () => {
+      await invalidation.close();
+      await db.destroy();
+    },
+  };
 }
 
-/** Opens the database the configuration names: PostgreSQL for a postgres:// URL, else SQLite in the data dir. */
-export function createDatabase(config: Pick<Config, 'dataDir' | 'databaseUrl'>): DatabaseHandle {
-  if (config.databaseUrl) {
-    const db = openPostgres(config.databaseUrl);
-    return { db, dialect: 'postgres', destroy: () => db.destroy() };
-  }
+/**
+ * Opens the database the configuration names: PostgreSQL for a postgres:// URL, else SQLite in the
+ * data dir. On PostgreSQL, `redisUrl` carries the cache's invalidations instead of NOTIFY.
+ */
+export function createDatabase(
+  config: Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'redisUrl'>>,
+): DatabaseHandle {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.redisUrl ?? null);
   mkdirSync(config.dataDir, { recursive: true });
   const db = openSqlite(sqliteFilePath(config));
   return { db, dialect: 'sqlite', destroy: () => db.destroy() };

@@ -10,6 +10,7 @@ import * as smartLinks from './migrations/0008_smart_links.ts';
 import * as finance from './migrations/0009_finance.ts';
 import * as jobFairness from './migrations/0010_job_fairness.ts';
 import * as webhookAttemptWorkspace from './migrations/0011_webhook_attempt_workspace.ts';
+import * as cacheVersions from './migrations/0012_cache_versions.ts';
 import * as mediaLocks from './migrations/0012_media_locks.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
@@ -30,6 +31,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0009_finance', finance],
   ['0010_job_fairness', jobFairness],
   ['0011_webhook_attempt_workspace', webhookAttemptWorkspace],
+  ['0012_cache_versions', cacheVersions],
   ['0012_media_locks', mediaLocks],
 ];
 

@@ -430,7 +430,15 @@ export interface MediaLocksTable {
   collecting_until: string | null;
 }
 
+/** Versions of what processes cache about callers, bumped by triggers (migration 0012). */
+export interface CacheVersionsTable {
+  /** `key:<id>` or `label:<id>`. */
+  subject: string;
+  version: number;
+}
+
 export interface Database {
+  cache_versions: CacheVersionsTable;
   labels: LabelsTable;
   api_keys: ApiKeysTable;
   members: MembersTable;

@@ -5,7 +5,7 @@ import type { RateDecision } from './rate-limiter.ts';
 /** What a route declares about access: a scope, any valid key, or (absent) public. */
 export type RouteAccess = Scope | 'any_key';
 
-/** The caller as the key cache loaded it: the same object for every request until the database changes. */
+/** The caller as the key cache loaded it: the same object for every request until its key or label changes. */
 export type RequestAuth = Authenticated;
 
 declare module 'fastify' {

@@ -22,6 +22,7 @@ const MIGRATIONS = [
   '0009_finance',
   '0010_job_fairness',
   '0011_webhook_attempt_workspace',
+  '0012_cache_versions',
   '0012_media_locks',
 ];
 

@@ -8,8 +8,9 @@ import type { MaybePromise } from '../../lib/maybe-promise.ts';
 import { USAGE_NAMES, usageOf } from '../plans/index.ts';
 
 /**
- * Keyed by the caller the key cache loaded: after any change to the database the next request loads
- * a new one, so a kept document lives exactly as long as the rows and counts it shows.
+ * Keyed by the caller the key cache loaded: a change to the key, its label or the label's usage
+ * bumps a version the kept caller depends on, and the next request loads a new one, so a kept
+ * document lives exactly as long as the rows and counts it shows.
  */
 const callerRepresentations = new WeakMap<RequestAuth, Representation>();
 

@@ -3,7 +3,7 @@ import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
 import { readJson } from '../../db/json-column.ts';
-import { readCache } from '../../db/read-cache.ts';
+import { keySubject, labelSubject, readCache } from '../../db/read-cache.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { parseAllowEntry } from '../../lib/ip-allow-list.ts';
@@ -147,13 +147,22 @@ export async function revokeKey(ctx: AppContext, prefix: string): Promise<KeyVie
   return presentKey(await markKeyRevoked(ctx.db, match.id, isoNow(ctx.clock)));
 }
 
-const authenticatedKeys = readCache<Authenticated | null>();
+const authenticatedKeys = readCache<Authenticated | null>('key');
+
+/**
+ * What a caller's kept value depends on: the key, its label and the label's sandbox. An unknown or
+ * revoked key is not kept: it would depend on no version, and guessed keys would fill the cache.
+ */
+function subjectsOfCaller(found: Authenticated | null): string[] | null {
+  if (!found) return null;
+  return [keySubject(found.key.id), labelSubject(found.label.id), labelSubject(found.workspace.id)];
+}
 
 /** The key, its label and workspace, or null for a malformed, unknown or revoked key. */
 export function authenticateKey(ctx: AppContext, presented: string): MaybePromise<Authenticated | null> {
   if (!KEY_PATTERN.test(presented)) return null;
   const keyHash = hashKey(presented);
-  return authenticatedKeys(ctx.db, keyHash, () => loadAuthenticated(ctx, keyHash));
+  return authenticatedKeys(ctx.db, keyHash, () => loadAuthenticated(ctx, keyHash), subjectsOfCaller);
 }
 
 async function loadAuthenticated(ctx: AppContext, keyHash: string): Promise<Authenticated | null> {
@@ -164,7 +173,7 @@ async function loadAuthenticated(ctx: AppContext, keyHash: string): Promise<Auth
   if (workspaceId === null) return null;
   const grantedScopes = Object.freeze(parseScopes(found.key.scopes));
   const terms = termsOf(found.label);
-  // Every request of this key shares the object until the database changes: nobody may alter it.
+  // Every request of this key shares the object until its key or label changes: nobody may alter it.
   return Object.freeze({
     key: Object.freeze({ ...found.key, grantedScopes, allowIps: parseAllowIps(found.key.allow_ips) }),
     label: Object.freeze(found.label),

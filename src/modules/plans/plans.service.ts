@@ -1,7 +1,7 @@
 import type { LabelRow } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { readJson } from '../../db/json-column.ts';
-import { readCache } from '../../db/read-cache.ts';
+import { labelSubject, readCache } from '../../db/read-cache.ts';
 import { type ApiError, errors } from '../../errors.ts';
 import {
   cheapestPlanWithFeature,
@@ -47,10 +47,16 @@ export function termsOf(label: LabelRow): Terms {
   };
 }
 
-const cachedUsage = readCache<Usage>();
+const cachedUsage = readCache<Usage>('usage');
 
+/** A label's usage, kept until a write to what it counts bumps the label's version. */
 export async function usageOf(db: Db, labelId: number): Promise<Usage> {
-  return cachedUsage(db, String(labelId), () => loadUsage(db, labelId));
+  return cachedUsage(
+    db,
+    String(labelId),
+    () => loadUsage(db, labelId),
+    () => [labelSubject(labelId)],
+  );
 }
 
 async function loadUsage(db: Db, labelId: number): Promise<Usage> {
