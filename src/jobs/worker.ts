@@ -61,7 +61,7 @@ export interface WorkerOptions {
 
 /** How a worker that is told to stop treats the jobs it is running. */
 export interface StopOptions {
-  /** How long the running jobs have to finish; those still running then are given back. Without it, as long as they take. */
+  /** How long running jobs have to finish before the rest are given back; without it, as long as they take. */
   graceMs?: number;
   /**
    * Cuts the work of the jobs still running at the end of the grace short (closes their sockets),
@@ -75,7 +75,8 @@ export interface JobWorker {
   start(): Promise<void>;
   /**
    * Stops taking jobs and waits for the running ones; at the end of `graceMs` the unfinished ones are
-   * given back to the queue, due at once, and what they write afterwards is not kept.
+   * given back to the queue, due at once, and their outcome is no longer recorded (a handler's own
+   * transaction may still commit: a job runs at least once, as after a crash).
    */
   stop(options?: StopOptions): Promise<void>;
   /** Runs every job that is due now, and those they make due now, then returns (for tests and commands). */
