@@ -48,6 +48,11 @@ export interface AppDeps {
   /** Where request lines and faults go; none in tests. */
   log?: Logger | null;
   https?: { key: string | Buffer; cert: string | Buffer } | null;
+  /**
+   * `status`: only `GET /api/v1/status`, every other path a 404 (a `worker` process, which answers
+   * its load balancer's health check and nothing else); `all` by default.
+   */
+  routes?: 'all' | 'status';
 }
 
 /** The modules' side of authentication: keys, plans and the sandbox. */
@@ -72,7 +77,9 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
     trustProxy: ctx.config.trustProxy ? [...ctx.config.trustProxy] : false,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    return503OnClosing: true,
+    // A request that reached a closing server on an open connection is answered (with
+    // `Connection: close`, see conventions.ts): only new connections are refused while it drains.
+    return503OnClosing: false,
     frameworkErrors: sendFrameworkError,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
     schemaController: { compilersFactory: { buildValidator, buildSerializer } },
@@ -92,6 +99,10 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
   await app.register(idempotencyPlugin, { ctx });
   await app.register(etagPlugin);
   await app.register(textInputPlugin);
+  if (deps.routes === 'status') {
+    await app.register(statusRoutes(ctx), { prefix: '/api/v1' });
+    return app;
+  }
   await app.register(openapiPlugin, { baseUrl: ctx.config.baseUrl });
 
   await app.register(

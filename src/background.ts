@@ -48,8 +48,11 @@ export interface BackgroundOptions {
 
 export interface Background {
   worker: JobWorker;
-  /** Stops the worker and closes the connections it holds. */
-  close(): Promise<void>;
+  /**
+   * Stops the worker and closes the connections it holds. With `graceMs`, jobs still running by then
+   * have their deliveries' sockets closed and are given back to the queue for another worker.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 function before(ctx: AppContext, ms: number): string {
@@ -113,8 +116,8 @@ export function createBackground(ctx: AppContext, options: BackgroundOptions = {
   });
   return {
     worker,
-    async close() {
-      await worker.stop();
+    async close(options = {}) {
+      await worker.stop({ graceMs: options.graceMs, interrupt: () => sender.close() });
       sender.close();
       await closeAudioAnalysis();
     },

@@ -7,9 +7,13 @@ import { redactPasswords } from './lib/redact.ts';
 
 export type ModerationMode = 'auto' | 'manual';
 export type DistributorKind = 'simulated';
+/** What a `serve` process does: `api` answers HTTP and runs no jobs, `worker` runs jobs and answers only `/status`. */
+export type ProcessRole = 'all' | 'api' | 'worker';
+export const PROCESS_ROLES: readonly ProcessRole[] = ['all', 'api', 'worker'];
 
 export interface Config {
   readonly dataDir: string;
+  readonly role: ProcessRole;
   /** `postgres://…` selects PostgreSQL; null means the SQLite file in the data dir. */
   readonly databaseUrl: string | null;
   readonly redisUrl: string | null;
@@ -308,6 +312,7 @@ export function loadConfig(env: Env): Config {
 
   return Object.freeze({
     dataDir,
+    role: parseOneOf('LABELDESK_ROLE', read('LABELDESK_ROLE') ?? 'all', PROCESS_ROLES),
     databaseUrl,
     redisUrl,
     databasePoolSize: parseCount(

@@ -1,6 +1,6 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import type { Run } from './commands/output.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, PROCESS_ROLES } from './config.ts';
 import { createDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ApiError } from './errors.ts';
@@ -79,7 +79,13 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
   program
     .command('serve')
     .description('run the API server (applies pending migrations first)')
-    .action(async () => (await import('./commands/serve.command.ts')).serve());
+    .addOption(
+      new Option(
+        '--role <role>',
+        'api: HTTP and no jobs; worker: jobs and only /status (env LABELDESK_ROLE)',
+      ).choices(PROCESS_ROLES),
+    )
+    .action(async (opts: { role?: string }) => (await import('./commands/serve.command.ts')).serve(opts));
   program
     .command('migrate')
     .description('apply pending database migrations')

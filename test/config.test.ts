@@ -27,6 +27,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ LABELDESK_DATA_DIR: DATA_DIR });
     const expected: Config = {
       dataDir: DATA_DIR,
+      role: 'all',
       databaseUrl: null,
       redisUrl: null,
       databasePoolSize: 10,
@@ -82,6 +83,7 @@ describe('loadConfig', () => {
   test('every variable of the operator contract is read', () => {
     const config = loadConfig({
       LABELDESK_DATA_DIR: DATA_DIR,
+      LABELDESK_ROLE: 'worker',
       DATABASE_URL: 'postgres://labeldesk:pw@db.internal:5432/labeldesk',
       REDIS_URL: 'redis://cache.internal:6379/0',
       DATABASE_POOL_SIZE: '25',
@@ -115,6 +117,7 @@ describe('loadConfig', () => {
     });
     const expected: Config = {
       dataDir: DATA_DIR,
+      role: 'worker',
       databaseUrl: 'postgres://labeldesk:pw@db.internal:5432/labeldesk',
       redisUrl: 'redis://cache.internal:6379/0',
       databasePoolSize: 25,
@@ -336,6 +339,7 @@ describe('bad values stop loadConfig with one line naming the variable', () => {
     [{ LABELDESK_SECRET: 'k'.repeat(31) }, 'LABELDESK_SECRET: expected at least 32 characters'],
     [{ MODERATION: 'sometimes' }, 'MODERATION: expected one of auto, manual (got "sometimes")'],
     [{ MODERATION: 'AUTO' }, 'MODERATION: expected one of auto, manual (got "AUTO")'],
+    [{ LABELDESK_ROLE: 'jobs' }, 'LABELDESK_ROLE: expected one of all, api, worker (got "jobs")'],
     [{ WEBHOOK_RETRY_DELAYS: '30s,5' }, `WEBHOOK_RETRY_DELAYS: ${DURATION} (got "5")`],
     [{ WEBHOOK_RETRY_DELAYS: '30s,,5m' }, `WEBHOOK_RETRY_DELAYS: ${DURATION} (got "")`],
     [{ WEBHOOK_TIMEOUT: '10' }, `WEBHOOK_TIMEOUT: ${DURATION} (got "10")`],

@@ -1,6 +1,6 @@
 import { buildApp } from '../app.ts';
 import { createBackground } from '../background.ts';
-import type { Config } from '../config.ts';
+import { type Config, loadConfig, type ProcessRole } from '../config.ts';
 import { createRateLimiter } from '../http/rate-limiter.ts';
 import { createServerLog } from '../log.ts';
 import { masterSecret } from '../master-secret.ts';
@@ -18,8 +18,25 @@ function firstStepsMessage(config: Config): string {
   ].join('\n');
 }
 
-export async function serve(): Promise<void> {
-  const { ctx, close } = await openContext();
+/**
+ * How long SIGTERM gives in-flight requests and running jobs: a process manager's usual wait before
+ * SIGKILL is 10 s (Kubernetes, systemd's default is longer), and the process is gone by then.
+ */
+const DRAIN_MS = 10_000;
+/** Taken from the drain for what comes after it: giving back unfinished jobs, closing connections. */
+const DRAIN_MARGIN_MS = 1_000;
+
+/** What the listening line adds for a process with a role other than `all`. */
+const ROLE_NOTES: Record<ProcessRole, string> = {
+  all: '',
+  api: '; role api: no jobs',
+  worker: '; role worker: jobs, and only /api/v1/status over HTTP',
+};
+
+/** `--role` on the command line wins over LABELDESK_ROLE. */
+export async function serve(options: { role?: string } = {}): Promise<void> {
+  const env = options.role === undefined ? process.env : { ...process.env, LABELDESK_ROLE: options.role };
+  const { ctx, close } = await openContext(loadConfig(env));
   const { config } = ctx;
   // Before anything listens: a master key others can read stops the start with one line.
   masterSecret(config);
@@ -31,16 +48,24 @@ export async function serve(): Promise<void> {
     limiter,
     log,
     https: tls ? { key: tls.key, cert: tls.cert } : null,
+    routes: config.role === 'worker' ? 'status' : 'all',
   });
-  const background = createBackground(ctx, {
-    onError: (error, job) =>
-      log.error({ err: error, job_id: job?.id, job_kind: job?.kind }, 'background job failed'),
-  });
+  const background =
+    config.role === 'api'
+      ? null
+      : createBackground(ctx, {
+          onError: (error, job) =>
+            log.error({ err: error, job_id: job?.id, job_kind: job?.kind }, 'background job failed'),
+        });
 
+  // Drains: no new connection is accepted, requests in flight are answered and running jobs finish;
+  // what is still running when the drain ends is cut off (its jobs given back to the queue).
   const shutdown = async (signal: string) => {
     log.info({ signal }, 'shutting down');
-    await app.close();
-    await background.close();
+    const graceMs = DRAIN_MS - DRAIN_MARGIN_MS;
+    const cutOff = setTimeout(() => app.server.closeAllConnections(), graceMs);
+    await Promise.all([app.close(), background?.close({ graceMs })]);
+    clearTimeout(cutOff);
     await limiter.close();
     await close();
     await flush();
@@ -50,13 +75,13 @@ export async function serve(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ host: config.host, port: config.port });
-  await background.worker.start();
+  await background?.worker.start();
   const scheme = tls ? 'https' : 'http (behind a TLS proxy)';
   // PORT=0 asks the system for a free port: show the one actually bound.
   const address = app.server.address();
   const port = address !== null && typeof address === 'object' ? address.port : config.port;
   process.stderr.write(
-    `Labeldesk listening on ${scheme} ${config.host}:${port}; API at ${config.baseUrl}/api/v1 (${ctx.dialect})\n`,
+    `Labeldesk listening on ${scheme} ${config.host}:${port}; API at ${config.baseUrl}/api/v1 (${ctx.dialect}${ROLE_NOTES[config.role]})\n`,
   );
   if (tls) process.stderr.write(`TLS certificate: ${tls.certFile}\n`);
   if ((await countLabels(ctx.db)) === 0) process.stderr.write(`${firstStepsMessage(config)}\n`);

@@ -77,6 +77,17 @@ export const conventionsPlugin = fp(
       // as HTTPS was sent in the clear.
       done(httpsOnly && !cameOverHttps(request) ? errors.httpsRequired() : undefined);
     });
+    // While the server drains, a response to a request that was in flight ends its connection, so
+    // that a keep-alive client opens its next one elsewhere instead of on a socket about to close.
+    let closing = false;
+    app.addHook('preClose', (done) => {
+      closing = true;
+      done();
+    });
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (closing) reply.header('connection', 'close');
+      done(null, payload);
+    });
 
     const { log } = opts;
     if (!log) return;

@@ -110,6 +110,21 @@ export async function deleteJobs(db: Db, jobs: readonly HeldJob[]): Promise<void
     .execute();
 }
 
+/**
+ * Gives jobs back unfinished: due at once, so another worker takes them without waiting for their
+ * lease to run out, and the claim not counted as a run.
+ */
+export async function releaseJobs(db: Db, jobs: readonly HeldJob[], now: string): Promise<void> {
+  if (jobs.length === 0) return;
+  await db
+    .updateTable('jobs')
+    .set((eb) => ({ run_at: now, attempts: eb('attempts', '-', 1) }))
+    .where((eb) =>
+      eb.or(jobs.map((job) => eb.and([eb('id', '=', job.id), eb('run_at', '=', job.leaseUntil)]))),
+    )
+    .execute();
+}
+
 export async function rescheduleJob(
   db: Db,
   job: HeldJob,

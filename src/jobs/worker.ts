@@ -1,7 +1,14 @@
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/database.ts';
 import { readJson } from '../db/json-column.ts';
-import { claimDueJobs, deleteJobs, insertJobOnce, type JobRow, rescheduleJob } from './jobs.store.ts';
+import {
+  claimDueJobs,
+  deleteJobs,
+  insertJobOnce,
+  type JobRow,
+  releaseJobs,
+  rescheduleJob,
+} from './jobs.store.ts';
 import { createSlots, type KindLimits } from './slots.ts';
 
 export type { KindLimits } from './slots.ts';
@@ -52,11 +59,26 @@ export interface WorkerOptions {
   onError?: (error: unknown, job: Job | null) => void;
 }
 
+/** How a worker that is told to stop treats the jobs it is running. */
+export interface StopOptions {
+  /** How long running jobs have to finish before the rest are given back; without it, as long as they take. */
+  graceMs?: number;
+  /**
+   * Cuts the work of the jobs still running at the end of the grace short (closes their sockets),
+   * before they are given back: no job runs in two processes at once.
+   */
+  interrupt?: () => void;
+}
+
 export interface JobWorker {
   /** Runs due jobs in the background until stopped. */
   start(): Promise<void>;
-  /** Stops taking jobs and waits for the running ones. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking jobs and waits for the running ones; at the end of `graceMs` the unfinished ones are
+   * given back to the queue, due at once, and their outcome is no longer recorded (a handler's own
+   * transaction may still commit: a job runs at least once, as after a crash).
+   */
+  stop(options?: StopOptions): Promise<void>;
   /** Runs every job that is due now, and those they make due now, then returns (for tests and commands). */
   drain(): Promise<void>;
 }
@@ -101,8 +123,10 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     (kind) => options.limits?.[kind] ?? { concurrency: recurringKinds.has(kind) ? 1 : concurrency },
   );
 
-  const running = new Set<Promise<void>>();
+  const running = new Map<Promise<void>, Job>();
   let stopped = true;
+  /** Set when the running jobs were given back: their runs settle nothing any more. */
+  let released = false;
   let claiming = false;
   /** The claim in progress, so that stopping waits for the jobs it brings too. */
   let pumping: Promise<void> = Promise.resolve();
@@ -147,6 +171,7 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   }
 
   async function failed(job: Job, error: unknown): Promise<void> {
+    if (released) return;
     onError(error, job);
     await settleFailedJob(job).catch((settleError: unknown) => onError(settleError, job));
   }
@@ -159,6 +184,7 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   let settling: Promise<void> | null = null;
 
   function settle(run: FinishedRun): Promise<void> {
+    if (released) return Promise.resolve();
     unsettled.push(run);
     settling ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       const batch = unsettled;
@@ -208,7 +234,30 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
       const { concurrency: ofKind } = slots.limitsOf(job.kind);
       if (!stopped && slots.free(job.kind) >= Math.min(CLAIM_BATCH, ofKind)) void pump();
     });
-    running.add(run);
+    running.set(run, job);
+  }
+
+  /** Whether `finished` resolved within `graceMs` (always, without a grace). */
+  async function withinGrace(finished: Promise<true>, graceMs: number | undefined): Promise<boolean> {
+    if (graceMs === undefined) return finished;
+    let timeout: NodeJS.Timeout | undefined;
+    const expired = new Promise<false>((resolve) => {
+      timeout = setTimeout(() => resolve(false), graceMs);
+    });
+    try {
+      return await Promise.race([finished, expired]);
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  async function releaseRunning(interrupt: (() => void) | undefined): Promise<void> {
+    released = true;
+    const held = [...running.values()];
+    interrupt?.();
+    await releaseJobs(ctx.db, held, ctx.clock.now().toISOString()).catch((error: unknown) =>
+      onError(error, null),
+    );
   }
 
   /** Claims that failed in a row (the database is away): polls slow down, and the log with them. */
@@ -264,11 +313,11 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
       stopped = false;
       void pump();
     },
-    async stop() {
+    async stop(options = {}) {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await pumping;
-      await Promise.allSettled([...running]);
+      const finished = pumping.then(() => Promise.allSettled([...running.keys()])).then(() => true as const);
+      if (!(await withinGrace(finished, options.graceMs))) await releaseRunning(options.interrupt);
     },
     async drain() {
       await addRecurringJobs();

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { TEST_DATABASE, TEST_POSTGRES_URL } from './harness.ts';
+import type { ApiRequest } from './pipeline.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -175,6 +176,8 @@ export interface Server {
   stdout(): string;
   stderr(): string;
   stop(): Promise<void>;
+  /** Sends SIGTERM and resolves with how the process ended: its exit code, or the signal that ended it. */
+  terminate(): Promise<number | NodeJS.Signals | null>;
   /**
    * Ends the process with SIGKILL, as a crash or the OOM killer would: no shutdown code runs. Resolves
    * with the signal that ended it (null if it had already exited by itself).
@@ -215,8 +218,9 @@ export async function startServer(
   install: Installation,
   extraEnv: Record<string, string> = {},
   ready: (stderr: string) => boolean = () => true,
+  args: readonly string[] = [],
 ): Promise<Server> {
-  const child = spawn(process.execPath, [install.bin, 'serve'], {
+  const child = spawn(process.execPath, [install.bin, 'serve', ...args], {
     cwd: ROOT,
     env: childEnv(install, { PORT: '0', ...extraEnv }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -250,7 +254,18 @@ export async function startServer(
     // What serve printed is usually the reason it did not start.
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${err}`);
   }
-  return { port: Number(LISTENING.exec(err)?.[1]), stdout: () => out, stderr: () => err, stop, kill };
+  const terminate = async () => {
+    await stop();
+    return child.exitCode ?? child.signalCode;
+  };
+  return {
+    port: Number(LISTENING.exec(err)?.[1]),
+    stdout: () => out,
+    stderr: () => err,
+    stop,
+    terminate,
+    kill,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -318,4 +333,50 @@ export function get(
   options: { headers?: Record<string, string>; ca?: string } = {},
 ): Promise<Reply> {
   return send('GET', url, options);
+}
+
+/**
+ * The API of a running server as `givenDraft` and its kind take it: each request on a fresh HTTPS
+ * connection to `localhost:port`, trusting only `ca`. An object payload is sent as JSON, a buffer
+ * or text as it is (with the caller's content type).
+ */
+export function httpsApi(port: number, ca: string): ApiRequest {
+  return (method, url, options) => {
+    const { payload } = options;
+    const body =
+      payload === undefined
+        ? null
+        : typeof payload === 'string' || Buffer.isBuffer(payload)
+          ? payload
+          : JSON.stringify(payload);
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        {
+          method,
+          hostname: 'localhost',
+          port,
+          path: url,
+          agent: false,
+          ca,
+          headers: {
+            authorization: `Bearer ${options.key}`,
+            ...(body !== null && {
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(body)),
+            }),
+            ...options.headers,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body ?? undefined);
+    });
+  };
 }

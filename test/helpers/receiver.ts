@@ -15,6 +15,8 @@ export interface ReceivedDelivery {
   body: string;
   /** `Date.now()` when the request's body had arrived. */
   receivedAt: number;
+  /** `Date.now()` when the answer was sent or the connection closed before it; null while neither. */
+  closedAt: number | null;
 }
 
 export interface ReceiverAnswer {
@@ -77,7 +79,11 @@ export async function startReceiver(t?: TestContext): Promise<Receiver> {
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAt: Date.now(),
+        closedAt: null,
       };
+      response.once('close', () => {
+        delivery.closedAt = Date.now();
+      });
       received.push(delivery);
       for (const waiter of waiters.filter((w) => received.length >= w.count)) {
         waiters.splice(waiters.indexOf(waiter), 1);
