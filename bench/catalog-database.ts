@@ -54,3 +54,27 @@ export async function openBenchDatabase(dataDir: string, postgresUrl: string | n
 export async function settle(bench: BenchDatabase): Promise<void> {
   if (bench.handle.dialect === 'postgres') await sql`vacuum analyze`.execute(bench.handle.db);
 }
+
+/**
+ * A new PostgreSQL database on the server of `baseUrl` (as CI makes one per run), for benches whose
+ * server processes connect to it by URL; `drop` removes it, connections and all.
+ */
+export async function openFreshPostgres(
+  baseUrl: string,
+  dataDir: string,
+  name: string,
+): Promise<BenchDatabase> {
+  const database = `${name}_${Date.now()}_${process.pid}`;
+  await adminQuery(baseUrl, `create database ${database}`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${database}`;
+  const handle = createDatabase({ dataDir, databaseUrl: url.toString() });
+  return {
+    handle,
+    url: url.toString(),
+    drop: async () => {
+      await handle.destroy();
+      await adminQuery(baseUrl, `drop database if exists ${database} with (force)`);
+    },
+  };
+}
