@@ -31,38 +31,47 @@ export interface DueJob {
 
 /** Which due jobs a claim may take: without one, any. */
 export interface ClaimFilter {
-  /** Only jobs of these kinds (those with free slots). */
-  kinds: readonly string[];
+  /** Only jobs of these kinds (those with free slots), and of each no more than its free slots. */
+  kinds: ReadonlyArray<{ kind: string; limit: number }>;
   /** Not jobs of these groups of a kind (those at their share). */
   fullGroups: ReadonlyArray<{ kind: string; group: string }>;
-  /** Which of the candidates, oldest first, to take. */
+  /** Which of the candidates, oldest first within a kind, to take. */
   choose: (candidates: readonly DueJob[]) => number[];
 }
 
-function dueJobs(db: Db, dialect: Dialect, now: string, limit: number, filter: ClaimFilter | undefined) {
-  let query = db
+function dueQuery(db: Db, now: string, limit: number) {
+  return db
     .selectFrom('jobs')
     .select(['id', 'kind', 'group_key'])
     .where('run_at', '<=', now)
     .orderBy('run_at')
     .orderBy('id')
     .limit(limit);
-  if (filter) {
-    const { kinds, fullGroups } = filter;
-    query = query.where('kind', 'in', kinds);
-    if (fullGroups.length > 0) {
-      query = query.where((eb) =>
-        eb.not(
-          eb.or(
-            fullGroups.map(({ kind, group }) =>
-              eb.and([eb('kind', '=', kind), eb('group_key', 'is not', null), eb('group_key', '=', group)]),
-            ),
-          ),
-        ),
+}
+
+/**
+ * The oldest due jobs of each kind, read kind by kind: each read walks the (kind, run_at) index
+ * from its start and stops at the kind's limit, where one read across kinds in run_at order sorted
+ * every due job of the queue (90 ms at 50,000 queued deliveries on PostgreSQL).
+ */
+function dueJobs(db: Db, dialect: Dialect, now: string, limit: number, filter: ClaimFilter | undefined) {
+  if (!filter) return forUpdateSkipLocked(dueQuery(db, now, limit), dialect).execute();
+  const ofKind = ({ kind, limit: kindLimit }: ClaimFilter['kinds'][number]) => {
+    const full = filter.fullGroups.filter((group) => group.kind === kind).map((group) => group.group);
+    const query = dueQuery(db, now, Math.min(limit, kindLimit))
+      .where('kind', '=', kind)
+      .$if(full.length > 0, (q) =>
+        q.where((eb) => eb.or([eb('group_key', 'is', null), eb('group_key', 'not in', full)])),
       );
-    }
-  }
-  return forUpdateSkipLocked(query, dialect).execute();
+    // A derived table of its own: a kind's ORDER BY and LIMIT (and PostgreSQL's row locks) may not
+    // stand in one part of a UNION.
+    return db
+      .selectFrom(forUpdateSkipLocked(query, dialect).as(`due_${kind.replace(/\W/g, '_')}`))
+      .selectAll();
+  };
+  const [first, ...rest] = filter.kinds.map(ofKind);
+  if (!first) return Promise.resolve([]);
+  return rest.reduce((union, next) => union.unionAll(next), first).execute();
 }
 
 /**

@@ -86,7 +86,11 @@ export function createSlots(limitsOf: (kind: string) => KindLimits): Slots {
     free: (kind) => free(kind),
     freeIn: (kinds) => kinds.reduce((sum, kind) => sum + free(kind), 0),
     claimFilter(kinds) {
-      return { kinds: kinds.filter((kind) => free(kind) > 0), fullGroups: fullGroups(), choose };
+      return {
+        kinds: kinds.map((kind) => ({ kind, limit: free(kind) })).filter(({ limit }) => limit > 0),
+        fullGroups: fullGroups(),
+        choose,
+      };
     },
   };
 }

@@ -18,10 +18,28 @@ export interface Job {
   readonly leaseUntil: string;
 }
 
+/**
+ * Writes what runs of a job kind leave behind (deliveries' log entries). The runs settled together
+ * hand it their entries in one call, so it can write them all in a few statements.
+ */
+export interface RecordWriter<T> {
+  write(trx: Db, entries: readonly T[]): Promise<void>;
+}
+
+/** One run's entry for its writer; make it with `recordOf`, which keeps the two types matched. */
+export interface RunRecord {
+  readonly writer: RecordWriter<unknown>;
+  readonly entry: unknown;
+}
+
+export function recordOf<T>(writer: RecordWriter<T>, entry: T): RunRecord {
+  return { writer, entry };
+}
+
 /** What a run leaves behind. Without `runAgainAt` the job is done and removed. */
 export interface JobOutcome {
   /** The run's own writes (a delivery's log entry): committed with the job's removal or rescheduling. */
-  record?: (trx: Db) => Promise<void>;
+  record?: RunRecord;
   runAgainAt?: Date;
   /** The next run's payload, when it changes. */
   payload?: unknown;
@@ -153,7 +171,7 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
 
   /**
    * Runs that finish in the same turn of the event loop are settled in one transaction: one commit
-   * for many jobs instead of two for each.
+   * for many jobs instead of two for each, and their records written together.
    */
   let unsettled: FinishedRun[] = [];
   let settling: Promise<void> | null = null;
@@ -172,9 +190,17 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   async function settleBatch(batch: FinishedRun[]): Promise<void> {
     try {
       await ctx.db.transaction().execute(async (trx) => {
+        const entries = new Map<RecordWriter<unknown>, unknown[]>();
+        for (const { outcome } of batch) {
+          if (!outcome?.record) continue;
+          const { writer, entry } = outcome.record;
+          const ofWriter = entries.get(writer);
+          if (ofWriter) ofWriter.push(entry);
+          else entries.set(writer, [entry]);
+        }
+        for (const [writer, ofWriter] of entries) await writer.write(trx, ofWriter);
         const done: Job[] = [];
         for (const { job, outcome } of batch) {
-          await outcome?.record?.(trx);
           if (outcome?.runAgainAt === undefined) done.push(job);
           else {
             await rescheduleJob(trx, job, {
@@ -221,21 +247,33 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     timer.unref();
   }
 
+  /** A claim was asked for while one was running: slots freed meanwhile are filled right after it. */
+  let claimAgain = false;
+
   function pump(): Promise<void> {
-    if (claiming || stopped) return Promise.resolve();
+    if (stopped) return Promise.resolve();
+    if (claiming) {
+      claimAgain = true;
+      return pumping;
+    }
     pumping = claimAndStart();
     return pumping;
   }
 
+  /**
+   * Claims once, and again while more was asked for meanwhile. A claim that found fewer jobs than
+   * free slots is not repeated at once: the next finished run, wake-up or poll claims again, so a
+   * queue whose due jobs all belong to groups at their share is not read over and over.
+   */
   async function claimAndStart(): Promise<void> {
     claiming = true;
     try {
-      while (!stopped) {
+      do {
+        claimAgain = false;
         const jobs = await claim();
         failedClaims = 0;
         for (const job of jobs) track(job);
-        if (jobs.length === 0) break;
-      }
+      } while (claimAgain && !stopped);
     } catch (error) {
       onError(error, null);
       failedClaims += 1;

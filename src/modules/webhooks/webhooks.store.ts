@@ -24,6 +24,8 @@ export async function findWebhook(db: Db, labelId: number, id: number): Promise<
 }
 
 export interface DeliveryTarget {
+  /** The workspace of the event: a sandbox's events are logged under the sandbox. */
+  workspace_id: number;
   url: string;
   secret: string;
   active: number;
@@ -41,6 +43,7 @@ export async function deliveryTarget(
   return db
     .selectFrom(['webhooks', 'events'])
     .select([
+      'events.label_id as workspace_id',
       'webhooks.url',
       'webhooks.secret',
       'webhooks.active',
@@ -81,25 +84,22 @@ export async function deleteWebhook(db: Db, labelId: number, id: number): Promis
   return result.numDeletedRows > 0n;
 }
 
-/** An attempt as the sender logs it, with the event it carried. */
-export type NewAttempt = Omit<Insertable<WebhookAttemptsTable>, 'workspace_id'> & { event_id: number };
-
-/** Logs an attempt under the workspace of the event it carried, read from the event itself. */
-export async function insertAttempt(db: Db, { event_id, ...row }: NewAttempt): Promise<void> {
-  await db
-    .insertInto('webhook_attempts')
-    .values((eb) => ({
-      ...row,
-      workspace_id: eb.selectFrom('events').select('label_id').where('id', '=', event_id),
-    }))
-    .execute();
+/** Logs attempts, each under the workspace of the event it carried (read with its delivery target). */
+export async function insertAttempts(
+  db: Db,
+  rows: readonly Insertable<WebhookAttemptsTable>[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('webhook_attempts').values(rows).execute();
 }
 
-export async function resetFailures(db: Db, id: number): Promise<void> {
+/** A success ends the webhooks' runs of failures. */
+export async function resetFailures(db: Db, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
   await db
     .updateTable('webhooks')
     .set({ consecutive_failures: 0 })
-    .where('id', '=', id)
+    .where('id', 'in', ids)
     .where('consecutive_failures', '>', 0)
     .execute();
 }
