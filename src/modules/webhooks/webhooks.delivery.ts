@@ -5,7 +5,7 @@ import type { WebhookAttemptsTable } from '../../db/schema.ts';
 import { type JobHandler, type RecordWriter, recordOf } from '../../jobs/worker.ts';
 import type { DeliveryJob } from '../events/index.ts';
 import { decryptSecret } from './webhooks.secrets.ts';
-import { type AttemptResult, signatureHeader, type WebhookSender } from './webhooks.sender.ts';
+import { signatureHeader, type WebhookSender } from './webhooks.sender.ts';
 import {
   countFailure,
   type DeliveryTarget,
