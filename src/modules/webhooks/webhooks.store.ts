@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 import type { EventsTable, WebhookAttemptsTable, WebhooksTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 
@@ -34,13 +35,9 @@ export interface DeliveryTarget {
   event_created_at: string;
 }
 
-/** What one delivery needs, in one query: nothing when the webhook or the event is gone. */
-export async function deliveryTarget(
-  db: Db,
-  webhookId: number,
-  eventId: number,
-): Promise<DeliveryTarget | undefined> {
-  return db
+/** Compiled once: the worker reads it for every delivery. */
+const selectDeliveryTarget = preparedQuery((db: Db, webhookId: number, eventId: number) =>
+  db
     .selectFrom(['webhooks', 'events'])
     .select([
       'events.label_id as workspace_id',
@@ -52,8 +49,17 @@ export async function deliveryTarget(
       'events.created_at as event_created_at',
     ])
     .where('webhooks.id', '=', webhookId)
-    .where('events.id', '=', eventId)
-    .executeTakeFirst();
+    .where('events.id', '=', eventId),
+);
+
+/** What one delivery needs, in one query: nothing when the webhook or the event is gone. */
+export async function deliveryTarget(
+  db: Db,
+  webhookId: number,
+  eventId: number,
+): Promise<DeliveryTarget | undefined> {
+  const [target] = await selectDeliveryTarget(db, webhookId, eventId);
+  return target;
 }
 
 export async function insertWebhook(db: Db, row: Insertable<WebhooksTable>): Promise<WebhookRow> {
