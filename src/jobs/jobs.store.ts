@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { type Dialect, forUpdateSkipLocked } from '../db/portable.ts';
 import type { JobsTable } from '../db/schema.ts';
@@ -22,54 +22,84 @@ export async function insertJobOnce(
     .execute();
 }
 
-/** A due job as the claim first sees it, before it decides to take it. */
-export interface DueJob {
-  id: number;
+/** What a claim may take of one kind. */
+export interface KindClaim {
   kind: string;
-  group_key: string | null;
+  /** Its free slots: no more of its jobs are taken. */
+  limit: number;
+  /** Jobs of one group taken at most, where the kind shares its slots between groups. */
+  perGroup?: number;
+  /** The room left to groups that already hold slots of the kind; a group without room is passed over. */
+  rooms: ReadonlyArray<{ group: string; room: number }>;
 }
 
 /** Which due jobs a claim may take: without one, any. */
 export interface ClaimFilter {
   /** Only jobs of these kinds (those with free slots). */
-  kinds: readonly string[];
-  /** Not jobs of these groups of a kind (those at their share). */
-  fullGroups: ReadonlyArray<{ kind: string; group: string }>;
-  /** Which of the candidates, oldest first, to take. */
-  choose: (candidates: readonly DueJob[]) => number[];
+  kinds: readonly KindClaim[];
 }
 
-function dueJobs(db: Db, dialect: Dialect, now: string, limit: number, filter: ClaimFilter | undefined) {
-  let query = db
-    .selectFrom('jobs')
-    .select(['id', 'kind', 'group_key'])
-    .where('run_at', '<=', now)
-    .orderBy('run_at')
-    .orderBy('id')
-    .limit(limit);
-  if (filter) {
-    const { kinds, fullGroups } = filter;
-    query = query.where('kind', 'in', kinds);
-    if (fullGroups.length > 0) {
-      query = query.where((eb) =>
-        eb.not(
-          eb.or(
-            fullGroups.map(({ kind, group }) =>
-              eb.and([eb('kind', '=', kind), eb('group_key', 'is not', null), eb('group_key', '=', group)]),
-            ),
-          ),
-        ),
-      );
-    }
-  }
-  return forUpdateSkipLocked(query, dialect).execute();
+function dueQuery(db: Db, now: string, limit: number) {
+  return db.selectFrom('jobs').where('run_at', '<=', now).orderBy('run_at').orderBy('id').limit(limit);
+}
+
+/** A name for a kind's derived tables (kinds are words and dots). */
+function aliasOf(prefix: string, kind: string): string {
+  return `${prefix}_${kind.replace(/\W/g, '_')}`;
 }
 
 /**
- * Takes up to `limit` due jobs, oldest first, those the filter chooses: each one's `run_at` moves to
- * `leaseUntil` (when it becomes due again should its worker die) and its attempt count goes up. The
- * candidates stay locked while the filter chooses (PostgreSQL), so that claims side by side take
- * different jobs.
+ * The ids of one kind's due jobs a claim takes: the oldest, up to the kind's limit, passing over
+ * groups without room, and of each group no more than its room. The read walks the (kind, run_at)
+ * index from its start, where one read across kinds in run_at order sorted every due job of the
+ * queue (90 ms at 50,000 queued deliveries on PostgreSQL). The candidates are locked, skipping
+ * those another claim holds (PostgreSQL), so that claims side by side take different jobs.
+ */
+function claimableOf(db: Db, dialect: Dialect, now: string, claim: KindClaim) {
+  const { kind, perGroup, rooms } = claim;
+  const full = rooms.filter((group) => group.room <= 0).map((group) => group.group);
+  const due = forUpdateSkipLocked(
+    dueQuery(db, now, claim.limit)
+      .select(['id', 'group_key', 'run_at'])
+      .where('kind', '=', kind)
+      .$if(full.length > 0, (query) =>
+        query.where((eb) => eb.or([eb('group_key', 'is', null), eb('group_key', 'not in', full)])),
+      ),
+    dialect,
+  ).as(aliasOf('due', kind));
+  if (perGroup === undefined) return db.selectFrom(due).select('id');
+  const ranked = db
+    .selectFrom(due)
+    .select((eb) => [
+      'id',
+      'group_key',
+      eb.fn
+        .agg<number>('row_number')
+        .over((over) => over.partitionBy('group_key').orderBy('run_at').orderBy('id'))
+        .as('place'),
+    ])
+    .as(aliasOf('ranked', kind));
+  const partial = rooms.filter((group) => group.room > 0);
+  return db
+    .selectFrom(ranked)
+    .select('id')
+    .where((eb) => {
+      // Rooms are the worker's own counts, written into the text; group names are parameters.
+      const room =
+        partial.length === 0
+          ? sql<number>`${sql.lit(perGroup)}`
+          : sql<number>`case ${sql.join(
+              partial.map(({ group, room: left }) => sql`when group_key = ${group} then ${sql.lit(left)}`),
+              sql` `,
+            )} else ${sql.lit(perGroup)} end`;
+      return eb.or([eb('group_key', 'is', null), eb('place', '<=', room)]);
+    });
+}
+
+/**
+ * Takes due jobs, oldest first: up to `limit` of any kind, or what the filter allows of each kind.
+ * Each one's `run_at` moves to `leaseUntil` (when it becomes due again should its worker die) and
+ * its attempt count goes up. One statement: a claim is one round trip.
  */
 export async function claimDueJobs(
   db: Db,
@@ -79,18 +109,22 @@ export async function claimDueJobs(
   limit: number,
   filter?: ClaimFilter,
 ): Promise<JobRow[]> {
-  if (filter?.kinds.length === 0) return [];
-  return db.transaction().execute(async (trx) => {
-    const candidates = await dueJobs(trx, dialect, now, limit, filter);
-    const chosen = filter ? filter.choose(candidates) : candidates.map((job) => job.id);
-    if (chosen.length === 0) return [];
-    return trx
-      .updateTable('jobs')
-      .set((eb) => ({ run_at: leaseUntil, attempts: eb('attempts', '+', 1) }))
-      .where('id', 'in', chosen)
-      .returningAll()
-      .execute();
-  });
+  const parts = filter
+    ? filter.kinds.filter((claim) => claim.limit > 0).map((claim) => claimableOf(db, dialect, now, claim))
+    : [
+        db
+          .selectFrom(forUpdateSkipLocked(dueQuery(db, now, limit).select('id'), dialect).as('due'))
+          .select('id'),
+      ];
+  const [first, ...rest] = parts;
+  if (!first) return [];
+  const claimable = rest.reduce((union, next) => union.unionAll(next), first);
+  return db
+    .updateTable('jobs')
+    .set((eb) => ({ run_at: leaseUntil, attempts: eb('attempts', '+', 1) }))
+    .where('id', 'in', claimable)
+    .returningAll()
+    .execute();
 }
 
 /** A claimed job, named with the lease it was claimed under: a worker whose lease ran out and whose

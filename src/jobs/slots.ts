@@ -1,4 +1,4 @@
-import type { ClaimFilter, DueJob } from './jobs.store.ts';
+import type { ClaimFilter, KindClaim } from './jobs.store.ts';
 
 /** How many jobs of a kind one worker runs side by side: a kind that stalls holds its own slots only. */
 export interface KindLimits {
@@ -40,37 +40,26 @@ export function createSlots(limitsOf: (kind: string) => KindLimits): Slots {
     else counts.set(key, count);
   }
 
-  function free(kind: string, taken: Map<string, number> = byKind): number {
-    return Math.max(0, limitsOf(kind).concurrency - (taken.get(kind) ?? 0));
+  function free(kind: string): number {
+    return Math.max(0, limitsOf(kind).concurrency - (byKind.get(kind) ?? 0));
   }
 
-  function groupIsFull(kind: string, group: string, taken: Map<string, number> = byGroup): boolean {
-    const { perGroup } = limitsOf(kind);
-    return perGroup !== undefined && (taken.get(groupKey(kind, group)) ?? 0) >= perGroup;
-  }
-
-  function fullGroups(): ClaimFilter['fullGroups'] {
-    return [...byGroup.keys()]
-      .map((key) => {
-        const [kind = '', group = ''] = JSON.parse(key) as string[];
-        return { kind, group };
-      })
-      .filter(({ kind, group }) => groupIsFull(kind, group));
-  }
-
-  /** Takes the candidates in order while their kind has a free slot and their group has room. */
-  function choose(candidates: readonly DueJob[]): number[] {
-    const kinds = new Map(byKind);
-    const groups = new Map(byGroup);
-    const chosen: number[] = [];
-    for (const job of candidates) {
-      if (free(job.kind, kinds) === 0) continue;
-      if (job.group_key !== null && groupIsFull(job.kind, job.group_key, groups)) continue;
-      add(kinds, job.kind, 1);
-      if (job.group_key !== null) add(groups, groupKey(job.kind, job.group_key), 1);
-      chosen.push(job.id);
+  /** The room left to each group of the kind that holds slots now. */
+  function roomsOf(kind: string, perGroup: number): KindClaim['rooms'] {
+    const rooms: Array<{ group: string; room: number }> = [];
+    for (const [key, taken] of byGroup) {
+      const [ofKind = '', group = ''] = JSON.parse(key) as string[];
+      if (ofKind === kind) rooms.push({ group, room: Math.max(0, perGroup - taken) });
     }
-    return chosen;
+    return rooms;
+  }
+
+  function kindClaim(kind: string): KindClaim {
+    const { perGroup } = limitsOf(kind);
+    const limit = free(kind);
+    return perGroup === undefined
+      ? { kind, limit, rooms: [] }
+      : { kind, limit, perGroup, rooms: roomsOf(kind, perGroup) };
   }
 
   return {
@@ -86,7 +75,7 @@ export function createSlots(limitsOf: (kind: string) => KindLimits): Slots {
     free: (kind) => free(kind),
     freeIn: (kinds) => kinds.reduce((sum, kind) => sum + free(kind), 0),
     claimFilter(kinds) {
-      return { kinds: kinds.filter((kind) => free(kind) > 0), fullGroups: fullGroups(), choose };
+      return { kinds: kinds.map(kindClaim).filter(({ limit }) => limit > 0) };
     },
   };
 }

@@ -6,6 +6,7 @@ import {
   deleteJobs,
   insertJobOnce,
   type JobRow,
+  type KindClaim,
   releaseJobs,
   rescheduleJob,
 } from './jobs.store.ts';
@@ -25,10 +26,28 @@ export interface Job {
   readonly leaseUntil: string;
 }
 
+/**
+ * Writes what runs of a job kind leave behind (deliveries' log entries). The runs settled together
+ * hand it their entries in one call, so it can write them all in a few statements.
+ */
+export interface RecordWriter<T> {
+  write(trx: Db, entries: readonly T[]): Promise<void>;
+}
+
+/** One run's entry for its writer; make it with `recordOf`, which keeps the two types matched. */
+export interface RunRecord {
+  readonly writer: RecordWriter<unknown>;
+  readonly entry: unknown;
+}
+
+export function recordOf<T>(writer: RecordWriter<T>, entry: T): RunRecord {
+  return { writer, entry };
+}
+
 /** What a run leaves behind. Without `runAgainAt` the job is done and removed. */
 export interface JobOutcome {
   /** The run's own writes (a delivery's log entry): committed with the job's removal or rescheduling. */
-  record?: (trx: Db) => Promise<void>;
+  record?: RunRecord;
   runAgainAt?: Date;
   /** The next run's payload, when it changes. */
   payload?: unknown;
@@ -102,6 +121,12 @@ function jobOf(row: JobRow): Job {
   };
 }
 
+/**
+ * How often a kind's claim may pass over groups at their share; the wait is what another group's
+ * job queued behind them may wait for its claim at most (more with a slow database).
+ */
+const PASS_OVER_MS = 50;
+
 /** A finished run frees its slot for the next claim; claims wait for this many, to take them in one query. */
 const CLAIM_BATCH = 16;
 
@@ -132,10 +157,28 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   let pumping: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | null = null;
 
+  /** When each kind's claim last passed over groups at their share (performance.now()). */
+  const passedOverAt = new Map<string, number>();
+
+  /**
+   * A claim that passes over groups at their share reads past every job they have queued (all of
+   * a burst of one label's deliveries); a kind is claimed that way at most every PASS_OVER_MS.
+   */
+  function worthClaiming(claim: KindClaim, atMs: number): boolean {
+    if (!claim.rooms.some(({ room }) => room <= 0)) return true;
+    if (atMs - (passedOverAt.get(claim.kind) ?? Number.NEGATIVE_INFINITY) < PASS_OVER_MS) return false;
+    passedOverAt.set(claim.kind, atMs);
+    return true;
+  }
+
   /** Takes the due jobs that fit in the free slots, and holds their slots until they finish. */
-  async function claim(): Promise<Job[]> {
-    const limit = slots.freeIn(kinds);
+  async function claim(ofKinds: readonly string[]): Promise<Job[]> {
+    const limit = slots.freeIn(ofKinds);
     if (limit === 0) return [];
+    const atMs = performance.now();
+    const filter = slots.claimFilter(ofKinds);
+    const claims = filter.kinds.filter((kindClaim) => worthClaiming(kindClaim, atMs));
+    if (claims.length === 0) return [];
     const now = ctx.clock.now();
     const rows = await claimDueJobs(
       ctx.db,
@@ -143,7 +186,7 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
       now.toISOString(),
       new Date(now.getTime() + options.leaseMs).toISOString(),
       limit,
-      slots.claimFilter(kinds),
+      { kinds: claims },
     );
     const jobs = rows.map(jobOf);
     for (const job of jobs) slots.take(job.kind, job.group);
@@ -178,7 +221,7 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
 
   /**
    * Runs that finish in the same turn of the event loop are settled in one transaction: one commit
-   * for many jobs instead of two for each.
+   * for many jobs instead of two for each, and their records written together.
    */
   let unsettled: FinishedRun[] = [];
   let settling: Promise<void> | null = null;
@@ -198,9 +241,17 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   async function settleBatch(batch: FinishedRun[]): Promise<void> {
     try {
       await ctx.db.transaction().execute(async (trx) => {
+        const entries = new Map<RecordWriter<unknown>, unknown[]>();
+        for (const { outcome } of batch) {
+          if (!outcome?.record) continue;
+          const { writer, entry } = outcome.record;
+          const ofWriter = entries.get(writer);
+          if (ofWriter) ofWriter.push(entry);
+          else entries.set(writer, [entry]);
+        }
+        for (const [writer, ofWriter] of entries) await writer.write(trx, ofWriter);
         const done: Job[] = [];
         for (const { job, outcome } of batch) {
-          await outcome?.record?.(trx);
           if (outcome?.runAgainAt === undefined) done.push(job);
           else {
             await rescheduleJob(trx, job, {
@@ -232,7 +283,7 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     const run = runHeld(job).finally(() => {
       running.delete(run);
       const { concurrency: ofKind } = slots.limitsOf(job.kind);
-      if (!stopped && slots.free(job.kind) >= Math.min(CLAIM_BATCH, ofKind)) void pump();
+      if (!stopped && slots.free(job.kind) >= Math.min(CLAIM_BATCH, ofKind)) void pump(job.kind);
     });
     running.set(run, job);
   }
@@ -270,28 +321,49 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     timer.unref();
   }
 
-  function pump(): Promise<void> {
-    if (claiming || stopped) return Promise.resolve();
+  /**
+   * The kinds a claim was asked for and not yet made: a finished run asks for its own kind, the
+   * poll for every kind. Asked for while a claim runs, it is made right after that one.
+   */
+  let wanted: Set<string> | 'all' | null = null;
+
+  function pump(kind?: string): Promise<void> {
+    if (stopped) return Promise.resolve();
+    if (kind === undefined || wanted === 'all') wanted = 'all';
+    else if (wanted === null) wanted = new Set([kind]);
+    else wanted.add(kind);
+    if (claiming) return pumping;
     pumping = claimAndStart();
     return pumping;
   }
 
+  /**
+   * Claims what was asked for, and again while more was asked for meanwhile. A claim that found
+   * fewer jobs than free slots is not repeated at once: the next finished run or poll claims again,
+   * so a queue whose due jobs all belong to groups at their share is not read over and over. Only a
+   * claim of every kind sets the next poll, so runs of one kind finishing all the time do not put off
+   * the other kinds' turn.
+   */
   async function claimAndStart(): Promise<void> {
     claiming = true;
+    let polled = false;
     try {
-      while (!stopped) {
-        const jobs = await claim();
+      while (wanted !== null && !stopped) {
+        const ofKinds = wanted === 'all' ? kinds : [...wanted];
+        polled ||= wanted === 'all';
+        wanted = null;
+        const jobs = await claim(ofKinds);
         failedClaims = 0;
         for (const job of jobs) track(job);
-        if (jobs.length === 0) break;
       }
     } catch (error) {
       onError(error, null);
       failedClaims += 1;
+      polled = true;
     } finally {
       claiming = false;
     }
-    if (!stopped) pollLater();
+    if (!stopped && polled) pollLater();
   }
 
   async function addRecurringJobs(): Promise<void> {
@@ -322,7 +394,7 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     async drain() {
       await addRecurringJobs();
       for (;;) {
-        const jobs = await claim();
+        const jobs = await claim(kinds);
         if (jobs.length === 0) return;
         await Promise.all(jobs.map(runHeld));
       }

@@ -1,15 +1,16 @@
+import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/database.ts';
 import { readJson } from '../../db/json-column.ts';
-import type { JobHandler } from '../../jobs/worker.ts';
+import type { WebhookAttemptsTable } from '../../db/schema.ts';
+import { type JobHandler, type RecordWriter, recordOf } from '../../jobs/worker.ts';
 import type { DeliveryJob } from '../events/index.ts';
 import { decryptSecret } from './webhooks.secrets.ts';
-import { type AttemptResult, signatureHeader, type WebhookSender } from './webhooks.sender.ts';
+import { signatureHeader, type WebhookSender } from './webhooks.sender.ts';
 import {
   countFailure,
   type DeliveryTarget,
   deliveryTarget,
-  insertAttempt,
+  insertAttempts,
   resetFailures,
 } from './webhooks.store.ts';
 
@@ -24,30 +25,35 @@ export function deliveryBody(job: DeliveryJob, target: DeliveryTarget): string {
   });
 }
 
-/** The attempt's log entry and the webhook's run of failures (20 in a row switch it off). */
-async function recordAttempt(
-  trx: Db,
-  job: DeliveryJob,
-  event: string,
-  attempt: number,
-  at: Date,
-  result: AttemptResult,
-): Promise<void> {
-  await insertAttempt(trx, {
-    webhook_id: job.webhook_id,
-    event_id: job.event_id,
-    delivery_id: job.delivery_id,
-    event,
-    attempt,
-    status: result.status,
-    ok: result.ok ? 1 : 0,
-    duration_ms: result.durationMs,
-    error: result.error,
-    created_at: at.toISOString(),
-  });
-  if (result.ok) await resetFailures(trx, job.webhook_id);
-  else await countFailure(trx, job.webhook_id);
+/** An attempt to log, and the webhook it counts for or against. */
+interface AttemptRecord {
+  row: Insertable<WebhookAttemptsTable>;
+  ok: boolean;
 }
+
+/**
+ * The attempts of runs settled together: their log entries in one statement, and the webhooks' runs
+ * of failures (20 in a row switch one off). A webhook whose attempts all succeeded has its run reset
+ * in one statement with the others; one with a failure among them has its attempts counted in order.
+ */
+const attemptWriter: RecordWriter<AttemptRecord> = {
+  async write(trx, records) {
+    await insertAttempts(
+      trx,
+      records.map((record) => record.row),
+    );
+    const failing = new Set(records.filter((record) => !record.ok).map((record) => record.row.webhook_id));
+    const succeeded = new Set(
+      records.map((record) => record.row.webhook_id).filter((id) => !failing.has(id)),
+    );
+    await resetFailures(trx, [...succeeded]);
+    for (const { row, ok } of records) {
+      if (!failing.has(row.webhook_id)) continue;
+      if (ok) await resetFailures(trx, [row.webhook_id]);
+      else await countFailure(trx, row.webhook_id);
+    }
+  },
+};
 
 /**
  * Runs one attempt of a delivery job: signs the body with the webhook's current secret, posts it,
@@ -73,7 +79,21 @@ export function deliveryHandler(ctx: AppContext, sender: WebhookSender): JobHand
       body,
     );
     const attempt = delivery.attempt ?? 1;
-    const record = (trx: Db) => recordAttempt(trx, delivery, target.event, attempt, at, result);
+    const record = recordOf(attemptWriter, {
+      row: {
+        webhook_id: delivery.webhook_id,
+        workspace_id: target.workspace_id,
+        delivery_id: delivery.delivery_id,
+        event: target.event,
+        attempt,
+        status: result.status,
+        ok: result.ok ? 1 : 0,
+        duration_ms: result.durationMs,
+        error: result.error,
+        created_at: at.toISOString(),
+      },
+      ok: result.ok,
+    });
     const retryDelayMs = result.ok ? undefined : ctx.config.webhookRetryDelaysMs[attempt - 1];
     if (retryDelayMs === undefined) return { record };
     return {
