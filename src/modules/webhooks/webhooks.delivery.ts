@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/database.ts';
 import { readJson } from '../../db/json-column.ts';
 import type { WebhookAttemptsTable } from '../../db/schema.ts';
 import { type JobHandler, type RecordWriter, recordOf } from '../../jobs/worker.ts';
@@ -9,9 +10,10 @@ import { signatureHeader, type WebhookSender } from './webhooks.sender.ts';
 import {
   countFailure,
   type DeliveryTarget,
-  deliveryTarget,
+  deliveryTargets,
   insertAttempts,
   resetFailures,
+  type TargetKey,
 } from './webhooks.store.ts';
 
 /** The exact text posted: the signature covers these bytes. */
@@ -55,15 +57,50 @@ const attemptWriter: RecordWriter<AttemptRecord> = {
   },
 };
 
+interface TargetRequest {
+  key: TargetKey;
+  resolve: (target: DeliveryTarget | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Reads delivery targets asked for in the same turn of the event loop together: the worker starts
+ * the deliveries of a claim side by side, and they then read their targets in one go, not one each.
+ */
+function targetReader(db: Db): (key: TargetKey) => Promise<DeliveryTarget | undefined> {
+  let waiting: TargetRequest[] = [];
+  function read(): void {
+    const batch = waiting;
+    waiting = [];
+    deliveryTargets(
+      db,
+      batch.map((request) => request.key),
+    ).then(
+      (targets) => {
+        for (const [i, request] of batch.entries()) request.resolve(targets[i]);
+      },
+      (error: unknown) => {
+        for (const request of batch) request.reject(error);
+      },
+    );
+  }
+  return (key) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ key, resolve, reject });
+      if (waiting.length === 1) queueMicrotask(read);
+    });
+}
+
 /**
  * Runs one attempt of a delivery job: signs the body with the webhook's current secret, posts it,
  * logs the attempt, and asks to run again after the next retry delay while attempts remain. A
  * webhook that was deleted or switched off in the meantime gets nothing.
  */
 export function deliveryHandler(ctx: AppContext, sender: WebhookSender): JobHandler {
+  const readTarget = targetReader(ctx.db);
   return async (job) => {
     const delivery = job.payload as DeliveryJob;
-    const target = await deliveryTarget(ctx.db, delivery.webhook_id, delivery.event_id);
+    const target = await readTarget({ webhookId: delivery.webhook_id, eventId: delivery.event_id });
     if (!target || target.active === 0) return undefined;
 
     const body = deliveryBody(delivery, target);

@@ -1,6 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { preparedQuery } from '../../db/prepared.ts';
 import type { EventsTable, WebhookAttemptsTable, WebhooksTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 
@@ -35,31 +34,49 @@ export interface DeliveryTarget {
   event_created_at: string;
 }
 
-/** Compiled once: the worker reads it for every delivery. */
-const selectDeliveryTarget = preparedQuery((db: Db, webhookId: number, eventId: number) =>
-  db
-    .selectFrom(['webhooks', 'events'])
-    .select([
-      'events.label_id as workspace_id',
-      'webhooks.url',
-      'webhooks.secret',
-      'webhooks.active',
-      'events.event',
-      'events.data',
-      'events.created_at as event_created_at',
-    ])
-    .where('webhooks.id', '=', webhookId)
-    .where('events.id', '=', eventId),
-);
+/** A delivery to read the target of: a webhook and an event. */
+export interface TargetKey {
+  webhookId: number;
+  eventId: number;
+}
 
-/** What one delivery needs, in one query: nothing when the webhook or the event is gone. */
-export async function deliveryTarget(
+/**
+ * What each delivery needs, in two queries for all of them (the webhooks, the events): none for a
+ * delivery whose webhook or event is gone.
+ */
+export async function deliveryTargets(
   db: Db,
-  webhookId: number,
-  eventId: number,
-): Promise<DeliveryTarget | undefined> {
-  const [target] = await selectDeliveryTarget(db, webhookId, eventId);
-  return target;
+  keys: readonly TargetKey[],
+): Promise<Array<DeliveryTarget | undefined>> {
+  if (keys.length === 0) return [];
+  const [webhooks, events] = await Promise.all([
+    db
+      .selectFrom('webhooks')
+      .select(['id', 'url', 'secret', 'active'])
+      .where('id', 'in', [...new Set(keys.map((key) => key.webhookId))])
+      .execute(),
+    db
+      .selectFrom('events')
+      .select(['id', 'label_id', 'event', 'data', 'created_at'])
+      .where('id', 'in', [...new Set(keys.map((key) => key.eventId))])
+      .execute(),
+  ]);
+  const webhookById = new Map(webhooks.map((row) => [row.id, row]));
+  const eventById = new Map(events.map((row) => [row.id, row]));
+  return keys.map(({ webhookId, eventId }) => {
+    const webhook = webhookById.get(webhookId);
+    const event = eventById.get(eventId);
+    if (!webhook || !event) return undefined;
+    return {
+      workspace_id: event.label_id,
+      url: webhook.url,
+      secret: webhook.secret,
+      active: webhook.active,
+      event: event.event,
+      data: event.data,
+      event_created_at: event.created_at,
+    };
+  });
 }
 
 export async function insertWebhook(db: Db, row: Insertable<WebhooksTable>): Promise<WebhookRow> {
