@@ -49,21 +49,6 @@ function cameOverHttps(request: FastifyRequest): boolean {
   return request.server.isTrustedProxy(socket.remoteAddress) && forwardedProto(request) === 'https';
 }
 
-const STATUS_ROUTE = '/api/v1/status';
-
-/**
- * A load balancer's health check: `GET /api/v1/status` from a trusted proxy over the plain listener.
- * Many balancers cannot add `X-Forwarded-Proto` to their checks, and the answer holds no secret;
- * from any other peer the HTTPS-only rule stands.
- */
-function isProxyHealthCheck(request: FastifyRequest): boolean {
-  return (
-    request.method === 'GET' &&
-    request.routeOptions.url === STATUS_ROUTE &&
-    request.server.isTrustedProxy(request.raw.socket.remoteAddress)
-  );
-}
-
 /**
  * Headers every response carries, framework errors included. `X-Sandbox` follows the key's shape,
  * so an unknown or revoked sandbox key's 401 carries it too.
@@ -90,8 +75,7 @@ export const conventionsPlugin = fp(
       setStandardHeaders(request, reply);
       // Behind a proxy the listener is plain: a request that did not come through a trusted proxy
       // as HTTPS was sent in the clear.
-      const refused = httpsOnly && !cameOverHttps(request) && !isProxyHealthCheck(request);
-      done(refused ? errors.httpsRequired() : undefined);
+      done(httpsOnly && !cameOverHttps(request) ? errors.httpsRequired() : undefined);
     });
     // While the server drains, a response to a request that was in flight ends its connection, so
     // that a keep-alive client opens its next one elsewhere instead of on a socket about to close.

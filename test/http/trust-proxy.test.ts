@@ -89,21 +89,3 @@ test('TRUST_PROXY=1 trusts the loopback addresses only', async (t) => {
     ['192.0.2.1', 403],
   ]);
 });
-
-test("a trusted proxy's health check of /status over plain HTTP is answered; nothing else is", async (t) => {
-  const h = await buildHarness(t, { env: { TRUST_PROXY: PROXIES } });
-  const label = await givenLabel(h);
-  const key = await givenKey(h, label.id);
-  const check = await from(h, '10.0.0.2', {});
-  assert.equal(check.statusCode, 200);
-  assert.equal((json(check) as { status: string }).status, 'ok');
-  assert.equal(check.headers['strict-transport-security'], undefined);
-  const others = [
-    [(await from(h, '10.0.0.2', {}, key)).statusCode, 'a keyed request from the proxy'],
-    [(await from(h, '203.0.113.50', {})).statusCode, 'a health check from a direct client'],
-  ];
-  assert.deepEqual(others, [
-    [403, 'a keyed request from the proxy'],
-    [403, 'a health check from a direct client'],
-  ]);
-});
