@@ -24,20 +24,25 @@ async function adminQuery(url: string, text: string): Promise<void> {
   }
 }
 
-async function openPostgres(baseUrl: string, dataDir: string): Promise<BenchDatabase> {
-  const schema = `bench_${randomBytes(6).toString('hex')}`;
-  await adminQuery(baseUrl, `create schema ${schema}`);
-  const url = new URL(baseUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+/** The database `url` reaches, opened for a bench; `drop` closes it, then runs `dropStatement` as admin. */
+function openAt(baseUrl: string, url: URL, dataDir: string, dropStatement: string): BenchDatabase {
   const handle = createDatabase({ dataDir, databaseUrl: url.toString() });
   return {
     handle,
     url: url.toString(),
     drop: async () => {
       await handle.destroy();
-      await adminQuery(baseUrl, `drop schema ${schema} cascade`);
+      await adminQuery(baseUrl, dropStatement);
     },
   };
+}
+
+async function openPostgres(baseUrl: string, dataDir: string): Promise<BenchDatabase> {
+  const schema = `bench_${randomBytes(6).toString('hex')}`;
+  await adminQuery(baseUrl, `create schema ${schema}`);
+  const url = new URL(baseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return openAt(baseUrl, url, dataDir, `drop schema ${schema} cascade`);
 }
 
 export async function openBenchDatabase(dataDir: string, postgresUrl: string | null): Promise<BenchDatabase> {
@@ -68,13 +73,5 @@ export async function openFreshPostgres(
   await adminQuery(baseUrl, `create database ${database}`);
   const url = new URL(baseUrl);
   url.pathname = `/${database}`;
-  const handle = createDatabase({ dataDir, databaseUrl: url.toString() });
-  return {
-    handle,
-    url: url.toString(),
-    drop: async () => {
-      await handle.destroy();
-      await adminQuery(baseUrl, `drop database if exists ${database} with (force)`);
-    },
-  };
+  return openAt(baseUrl, url, dataDir, `drop database if exists ${database} with (force)`);
 }
