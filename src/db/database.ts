@@ -123,8 +123,14 @@ function openSqlite(file: string): Db {
 
 function openPostgres(url: string, poolSize: number, redisUrl: string | null): DatabaseHandle {
   // Kysely makes the pool at the first query; pg is loaded then, so SQLite installations never load it.
-  const pool = async () =>
-    namingPool(new (await import('pg')).default.Pool({ connectionString: url, max: poolSize }));
+  const pool = async () => {
+    const pg = new (await import('pg')).default.Pool({ connectionString: url, max: poolSize });
+    // An idle connection that the server ends (a restart, a failover, pg_terminate_backend) is an
+    // 'error' event on the pool, which would otherwise end the process. pg has already dropped the
+    // connection then; the next query opens a new one, and a database that stays away fails it.
+    pg.on('error', () => undefined);
+    return namingPool(pg);
+  };
   const invalidation = new PostgresInvalidation(url, redisUrl);
   const db = new Kysely<Database>({ dialect: invalidation.wrap(new PostgresDialect({ pool })) });
   invalidation.attach(db);
