@@ -42,17 +42,23 @@ test(
   },
 );
 
-test('a pooled connection that PostgreSQL ends while idle is replaced, not fatal', postgresOnly, async (t) => {
-  const h = await buildHarness(t);
-  const { key } = await givenCaller(h);
-  const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(h.ctx.db);
-  const pid = rows[0]?.pid;
-  assert.ok(pid, 'the pooled connection has a backend');
-  const other = createDatabase(loadConfig({ LABELDESK_DATA_DIR: tmpdir(), DATABASE_URL: TEST_POSTGRES_URL }));
-  t.after(() => other.destroy());
-  await sql`select pg_terminate_backend(${pid})`.execute(other.db);
-  // The pool hears of it as an 'error' event on the idle connection a moment later.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const response = await call(h, 'GET', '/api/v1/releases?per_page=20', { key });
-  assert.equal(response.statusCode, 200);
-});
+test(
+  'a pooled connection that PostgreSQL ends while idle is replaced, not fatal',
+  postgresOnly,
+  async (t) => {
+    const h = await buildHarness(t);
+    const { key } = await givenCaller(h);
+    const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(h.ctx.db);
+    const pid = rows[0]?.pid;
+    assert.ok(pid, 'the pooled connection has a backend');
+    const other = createDatabase(
+      loadConfig({ LABELDESK_DATA_DIR: tmpdir(), DATABASE_URL: TEST_POSTGRES_URL }),
+    );
+    t.after(() => other.destroy());
+    await sql`select pg_terminate_backend(${pid})`.execute(other.db);
+    // The pool hears of it as an 'error' event on the idle connection a moment later.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const response = await call(h, 'GET', '/api/v1/releases?per_page=20', { key });
+    assert.equal(response.statusCode, 200);
+  },
+);
