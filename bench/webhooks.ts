@@ -587,8 +587,11 @@ async function engineResult(
     engine,
     rows,
     deliveriesPerS: burstNumbers.deliveriesPerS,
-    p50Ms: percentile(pacedNumbers.latencyMs, 50),
-    p99Ms: percentile(pacedNumbers.latencyMs, 99),
+    // No first attempt at all is no latency to judge, not a latency of 0.
+    p50Ms:
+      pacedNumbers.latencyMs.length === 0 ? Number.POSITIVE_INFINITY : percentile(pacedNumbers.latencyMs, 50),
+    p99Ms:
+      pacedNumbers.latencyMs.length === 0 ? Number.POSITIVE_INFINITY : percentile(pacedNumbers.latencyMs, 99),
     notes,
     broken,
   };

@@ -39,8 +39,20 @@ export interface ClaimFilter {
   kinds: readonly KindClaim[];
 }
 
+/**
+ * The due jobs, oldest first. PostgreSQL plans how to read them from the table's statistics, which
+ * lag behind a queue that fills in bursts: planned on the statistics of a nearly empty table, the
+ * read fetched every due job and sorted them (6 ms a claim at 15,000 queued) instead of walking the
+ * index for the first few. Given a limit it cannot see (a subquery), the planner assumes a small part
+ * of the rows is wanted, and walks the index, whatever the statistics say.
+ */
 function dueQuery(db: Db, now: string, limit: number) {
-  return db.selectFrom('jobs').where('run_at', '<=', now).orderBy('run_at').orderBy('id').limit(limit);
+  return db
+    .selectFrom('jobs')
+    .where('run_at', '<=', now)
+    .orderBy('run_at')
+    .orderBy('id')
+    .limit(sql<number>`(select cast(${limit} as integer))`);
 }
 
 /** A name for a kind's derived tables (kinds are words and dots). */

@@ -15,16 +15,18 @@ export interface NewJob {
  * only if the change committed.
  */
 export async function enqueue(db: Db, jobs: readonly NewJob[], createdAt: Date): Promise<void> {
-  await insertJobs(
-    db,
-    jobs.map((job) => ({
-      kind: job.kind,
-      payload: JSON.stringify(job.payload),
-      run_at: job.runAt.toISOString(),
-      created_at: createdAt.toISOString(),
-      group_key: job.group ?? null,
-    })),
-  );
+  await insertJobs(db, jobRows(jobs, createdAt));
+}
+
+/** The rows that store jobs: for `enqueue`, and for a statement that stores jobs as a part of its work. */
+export function jobRows(jobs: readonly NewJob[], createdAt: Date) {
+  return jobs.map((job) => ({
+    kind: job.kind,
+    payload: JSON.stringify(job.payload),
+    run_at: job.runAt.toISOString(),
+    created_at: createdAt.toISOString(),
+    group_key: job.group ?? null,
+  }));
 }
 
 /** The id a job's payload names under `field` (jobs about one release carry `release_id`). */

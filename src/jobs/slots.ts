@@ -17,6 +17,8 @@ export interface Slots {
   release(kind: string, group: string | null): void;
   /** Free slots of a kind. */
   free(kind: string): number;
+  /** Slots of a kind that jobs of the group may still take: its room, where the kind has shares. */
+  freeFor(kind: string, group: string | null): number;
   /**
    * What a claim may take now: the kinds with free slots, passing over groups at their share, and no
    * more of the candidates than fit. `kinds` are those this worker can run.
@@ -73,6 +75,11 @@ export function createSlots(limitsOf: (kind: string) => KindLimits): Slots {
       if (group !== null) add(byGroup, groupKey(kind, group), -1);
     },
     free: (kind) => free(kind),
+    freeFor(kind, group) {
+      const { perGroup } = limitsOf(kind);
+      if (group === null || perGroup === undefined) return free(kind);
+      return Math.min(free(kind), Math.max(0, perGroup - (byGroup.get(groupKey(kind, group)) ?? 0)));
+    },
     freeIn: (kinds) => kinds.reduce((sum, kind) => sum + free(kind), 0),
     claimFilter(kinds) {
       return { kinds: kinds.map(kindClaim).filter(({ limit }) => limit > 0) };

@@ -193,24 +193,52 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
     return jobs;
   }
 
+  /**
+   * Runs a job in its slot. The slot is freed as soon as the handler is done, before its outcome is
+   * written: the job stays claimed until then, so nobody else runs it, and the next claim need not
+   * wait for a commit (settling many runs together takes longer than settling one).
+   */
   async function runHeld(job: Job): Promise<void> {
-    try {
-      await runJob(job);
-    } finally {
+    let held = true;
+    const free = () => {
+      if (!held) return;
+      held = false;
       slots.release(job.kind, job.group);
+      claimFreedSlots(job.kind, job.group);
+    };
+    try {
+      await runJob(job, free);
+    } finally {
+      free();
     }
   }
 
-  async function runJob(job: Job): Promise<void> {
+  async function runJob(job: Job, free: () => void): Promise<void> {
     const handler = handlers[job.kind];
     let outcome: JobOutcome | undefined;
     try {
       if (!handler) throw new Error(`no handler for jobs of kind ${job.kind}`);
       outcome = await handler(job);
     } catch (error) {
+      free();
       return failed(job, error);
     }
+    free();
     await settle({ job, outcome });
+  }
+
+  /**
+   * Claims again once a batch's worth of slots is free for the kind, and for the group of the run
+   * that freed one: a group that holds its whole share would otherwise claim one job per finished
+   * run. Another group's jobs are claimed by its own finished runs, or by the next poll.
+   */
+  function claimFreedSlots(kind: string, group: string | null): void {
+    const { concurrency, perGroup } = slots.limitsOf(kind);
+    const batch = Math.min(CLAIM_BATCH, concurrency);
+    if (stopped || slots.free(kind) < batch) return;
+    if (perGroup !== undefined && slots.freeFor(kind, group) < Math.ceil(Math.min(batch, perGroup) / 2))
+      return;
+    void pump(kind);
   }
 
   async function failed(job: Job, error: unknown): Promise<void> {
@@ -220,22 +248,26 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   }
 
   /**
-   * Runs that finish in the same turn of the event loop are settled in one transaction: one commit
-   * for many jobs instead of two for each, and their records written together.
+   * Finished runs are settled in one transaction at a time: those that finish while one is being
+   * written (or in the same turn of the event loop) go together in the next. One commit for many
+   * jobs instead of two for each, their records written together, and the busier the worker the
+   * larger the batches.
    */
   let unsettled: FinishedRun[] = [];
-  let settling: Promise<void> | null = null;
+  let writing: Promise<void> = Promise.resolve();
+  let nextBatch: Promise<void> | null = null;
 
   function settle(run: FinishedRun): Promise<void> {
     if (released) return Promise.resolve();
     unsettled.push(run);
-    settling ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    nextBatch ??= Promise.all([writing, new Promise<void>((resolve) => setImmediate(resolve))]).then(() => {
       const batch = unsettled;
       unsettled = [];
-      settling = null;
-      return settleBatch(batch);
+      nextBatch = null;
+      writing = settleBatch(batch);
+      return writing;
     });
-    return settling;
+    return nextBatch;
   }
 
   async function settleBatch(batch: FinishedRun[]): Promise<void> {
@@ -280,11 +312,7 @@ export function createWorker(ctx: AppContext, options: WorkerOptions): JobWorker
   }
 
   function track(job: Job): void {
-    const run = runHeld(job).finally(() => {
-      running.delete(run);
-      const { concurrency: ofKind } = slots.limitsOf(job.kind);
-      if (!stopped && slots.free(job.kind) >= Math.min(CLAIM_BATCH, ofKind)) void pump(job.kind);
-    });
+    const run = runHeld(job).finally(() => running.delete(run));
     running.set(run, job);
   }
 

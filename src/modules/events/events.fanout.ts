@@ -5,7 +5,7 @@ import { readJson } from '../../db/json-column.ts';
 import type { WebhooksTable } from '../../db/schema.ts';
 import type { Workspace } from '../../db/scope.ts';
 import type { EventKind } from '../../db/values.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, type NewJob } from '../../jobs/queue.ts';
 import { PLANS } from '../plans/index.ts';
 import { activeWebhooksOfLabel, labelOfWebhook } from './events.store.ts';
 
@@ -51,27 +51,24 @@ export async function subscribersOf(trx: Db, workspace: Workspace, event: EventK
 }
 
 function deliveryJob(to: Subscriber, eventId: number, at: Date, options: { redelivery?: true } = {}) {
-  const payload: DeliveryJob = {
-    delivery_id: randomUUID(),
-    webhook_id: to.webhookId,
-    event_id: eventId,
-    ...options,
-  };
-  return { kind: DELIVERY_JOB, payload, runAt: at, group: `label:${to.labelId}` };
+  return { ...firstDelivery(to, at, options), payload: { ...payloadOf(to, options), event_id: eventId } };
 }
 
-/** Queues an event's deliveries, one per webhook, in the transaction that publishes it. */
-export async function queueDeliveries(
-  trx: Db,
-  subscribers: readonly Subscriber[],
-  eventId: number,
-  at: Date,
-): Promise<void> {
-  await enqueue(
-    trx,
-    subscribers.map((subscriber) => deliveryJob(subscriber, eventId, at)),
-    at,
-  );
+/** A delivery's payload but for its event's id. */
+function payloadOf(to: Subscriber, options: { redelivery?: true } = {}): Omit<DeliveryJob, 'event_id'> {
+  return { delivery_id: randomUUID(), webhook_id: to.webhookId, ...options };
+}
+
+function firstDelivery(to: Subscriber, at: Date, options: { redelivery?: true } = {}) {
+  return { kind: DELIVERY_JOB, payload: payloadOf(to, options), runAt: at, group: `label:${to.labelId}` };
+}
+
+/**
+ * The delivery jobs of an event that is being inserted, one per webhook: their payloads lack the
+ * event's id, which the insert adds (`insertEventInSequence`).
+ */
+export function deliveriesOfNewEvent(subscribers: readonly Subscriber[], at: Date): NewJob[] {
+  return subscribers.map((subscriber) => firstDelivery(subscriber, at));
 }
 
 /** Queues one delivery of an event to one webhook (a test, a redelivery); returns its delivery id. */

@@ -5,14 +5,8 @@ import type { Workspace } from '../../db/scope.ts';
 import { EVENT_NAMES, type EventKind } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 import { isEventKind } from './events.catalog.ts';
-import { queueDeliveries, subscribersOf } from './events.fanout.ts';
-import {
-  deleteEventsBefore,
-  type EventRow,
-  eventsAfter,
-  insertEvent,
-  lockEventSequence,
-} from './events.store.ts';
+import { deliveriesOfNewEvent, subscribersOf } from './events.fanout.ts';
+import { deleteEventsBefore, type EventRow, eventsAfter, insertEventInSequence } from './events.store.ts';
 
 /** Events are kept this long, then pruned. */
 export const EVENT_RETENTION_MS = 90 * 24 * 3_600_000;
@@ -42,14 +36,11 @@ export async function publish(
   const body = workspace.sandbox ? { ...data, sandbox: true } : data;
   // Read before taking the lock, which is then held for as few statements as possible.
   const subscribers = options.toSubscribers === false ? [] : await subscribersOf(trx, workspace, event);
-  await lockEventSequence(trx, workspace.id);
-  const row = await insertEvent(trx, {
-    label_id: workspace.id,
-    event,
-    data: JSON.stringify(body),
-    created_at: at,
-  });
-  await queueDeliveries(trx, subscribers, row.id, new Date(at));
+  const row = await insertEventInSequence(
+    trx,
+    { label_id: workspace.id, event, data: JSON.stringify(body), created_at: at },
+    deliveriesOfNewEvent(subscribers, new Date(at)),
+  );
   return presentEvent(row);
 }
 
