@@ -15,7 +15,7 @@ import {
   UPC,
   unixNow,
 } from '../helpers/distributor-reports.ts';
-import { call, json } from '../helpers/harness.ts';
+import { call, givenKey, givenLabel, json } from '../helpers/harness.ts';
 
 function eventRelease(s: Scene, status: string, releaseId = s.releaseId) {
   return {
@@ -282,5 +282,36 @@ test('a batch with one refused report applies nothing, and the same request can 
   assert.deepEqual(
     (await events(s)).map(({ event }) => event),
     ['release.dsp_status', 'release.live', 'release.dsp_status'],
+  );
+});
+
+test("a batch publishes its events label by label, in the labels' order, whatever the order of its releases", async (t) => {
+  const s = await scene(t);
+  const other = await givenLabel(s.h, { contractSigned: true });
+  const otherKey = await givenKey(s.h, other.id);
+  const submitted = (upc: string) => ({ status: 'submitted' as const, upc, submitted_at: START });
+  // A batch takes its releases in id order: the other label's release first, then the first label's.
+  const theirs = await givenRelease(s.h, other.id, submitted('042100005264'));
+  const ours = await givenRelease(s.h, s.labelId, { ...submitted('725272730706'), artist_id: s.artistId });
+  const response = await postReports(s.h, {
+    reports: [
+      { release_id: ours.id, dsp: 'spotify', stage: 'accepted' },
+      { release_id: theirs.id, dsp: 'spotify', stage: 'accepted' },
+    ],
+  });
+  assert.equal(response.statusCode, 200, response.body);
+  const eventIds = async (key: string) => {
+    const feed = json(await call(s.h, 'GET', '/api/v1/events', { key })) as { events: Array<{ id: number }> };
+    return feed.events.map((event) => event.id);
+  };
+  const [ourEvent] = await eventIds(s.key);
+  const [theirEvent] = await eventIds(otherKey);
+  // Each event holds its label's event sequence until the commit. Taken in the labels' order, two
+  // batches naming the same two labels wait for each other; in their releases' order, each could
+  // hold the label the other waits for.
+  assert.ok(s.labelId < other.id);
+  assert.ok(
+    ourEvent !== undefined && theirEvent !== undefined && ourEvent < theirEvent,
+    `${ourEvent} < ${theirEvent}`,
   );
 });

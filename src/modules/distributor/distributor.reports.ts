@@ -175,7 +175,11 @@ export async function applyPlatformReports(
   if (origin === 'distributor' && applied.some((report) => report.changed)) {
     await stampMark(trx, DISTRIBUTOR_LAST_EVENT_MARK, at);
   }
-  for (const { workspace, event, data } of events) await publish(trx, workspace, event, data, at);
+  // Each workspace's event sequence is held from its first event to the commit: two batches that
+  // take the same workspaces in opposite orders would wait on each other. In workspace order (a
+  // stable sort keeps each workspace's own events in the order of their reports), they cannot.
+  const inWorkspaceOrder = [...events].sort((a, b) => a.workspace.id - b.workspace.id);
+  for (const { workspace, event, data } of inWorkspaceOrder) await publish(trx, workspace, event, data, at);
   return applied;
 }
 
