@@ -12,6 +12,7 @@ import * as jobFairness from './migrations/0010_job_fairness.ts';
 import * as webhookAttemptWorkspace from './migrations/0011_webhook_attempt_workspace.ts';
 import * as cacheVersions from './migrations/0012_cache_versions.ts';
 import * as mediaLocks from './migrations/0013_media_locks.ts';
+import * as labelTraffic from './migrations/0014_label_traffic.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0011_webhook_attempt_workspace', webhookAttemptWorkspace],
   ['0012_cache_versions', cacheVersions],
   ['0013_media_locks', mediaLocks],
+  ['0014_label_traffic', labelTraffic],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

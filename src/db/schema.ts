@@ -341,6 +341,27 @@ export interface SmartLinkBreakdownsTable {
   count: number;
 }
 
+/** A label's smart-link views, clicks and pre-saves on one UTC day: its links' counters summed. */
+export interface LabelTrafficDaysTable {
+  label_id: number;
+  day: string;
+  views: number;
+  clicks: number;
+  presaves: number;
+}
+
+/**
+ * A label's views (clicks for `platform`) on one UTC day by one value of a dimension, as
+ * `smart_link_breakdowns` has them per link: at most 100 values of a dimension a day, then `other`.
+ */
+export interface LabelTrafficBreakdownsTable {
+  label_id: number;
+  day: string;
+  dimension: OneOf<Dimension>;
+  value: string;
+  count: number;
+}
+
 export interface SmartLinkPresavesTable {
   id: Generated<number>;
   link_id: number;
@@ -463,6 +484,8 @@ export interface Database {
   smart_link_days: SmartLinkDaysTable;
   smart_link_breakdowns: SmartLinkBreakdownsTable;
   smart_link_presaves: SmartLinkPresavesTable;
+  label_traffic_days: LabelTrafficDaysTable;
+  label_traffic_breakdowns: LabelTrafficBreakdownsTable;
   royalty_statements: RoyaltyStatementsTable;
   royalty_lines: RoyaltyLinesTable;
   royalty_unmatched_lines: RoyaltyUnmatchedLinesTable;

@@ -24,6 +24,7 @@ const MIGRATIONS = [
   '0011_webhook_attempt_workspace',
   '0012_cache_versions',
   '0013_media_locks',
+  '0014_label_traffic',
 ];
 
 /** Commands that must fail, run side by side: each exits 1 with nothing on stdout and its one line on stderr. */
