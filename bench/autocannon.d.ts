@@ -15,6 +15,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Sends this many requests (and awaits their answers) instead of running for `duration`. */
+    amount?: number;
     title?: string;
     headers?: Record<string, string>;
     requests?: RequestStep[];

@@ -8,27 +8,14 @@
 // creates a database of its own and drops it at the end; Redis is BENCH_REDIS_URL (default
 // redis://127.0.0.1:6379). BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP and BENCH_CONNECTIONS change
 // the load (3 s, 3 rounds, 1 s, 50).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
-import { loadTlsMaterial } from '../src/tls.ts';
-import { type BenchDatabase, openBenchDatabase, openFreshPostgres, settle } from './catalog-database.ts';
-import {
-  type Child,
-  freePort,
-  killChildNow,
-  LOOPBACK,
-  startNodeChild,
-  stopChild,
-  waitUntil,
-} from './children.ts';
-import { type HotPaths, seedHotPaths } from './hot-paths.ts';
-import { dataDirOf, openContext } from './in-process.ts';
-import { failedLogLines, labeldeskEnv, REPO_ROOT } from './labeldesk.ts';
+import { stopChild } from './children.ts';
+import type { HotPaths } from './hot-paths.ts';
+import { failedLogLines } from './labeldesk.ts';
 import {
   findMeasured,
-  getOnce,
   measureRounds,
   readLoadSettings,
   type Scenario,
@@ -45,6 +32,7 @@ import {
   ratioGoalLine,
   requestsPerSecond,
 } from './report.ts';
+import { cleanUpOnSignal, type Run, seededDatabase, startHello, startLabeldesk, tlsPair } from './servers.ts';
 
 const settings = readLoadSettings({ durationS: 3, rounds: 3, warmupS: 1, connections: 50 });
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -57,68 +45,6 @@ const REQUESTS = ['GET /me', 'GET /releases', 'smart-link page'] as const;
 type RequestName = (typeof REQUESTS)[number];
 
 const scenarioName = (engine: Engine, request: RequestName) => `${engine} ${request}`;
-
-interface Run {
-  dir: string;
-  children: Child[];
-  databases: BenchDatabase[];
-}
-
-/** A database migrated and seeded in this process; the servers then open it by URL (or data dir). */
-async function seededDatabase(
-  run: Run,
-  name: string,
-  postgres: boolean,
-): Promise<{ url: string; dataDir: string } & HotPaths> {
-  const dir = join(run.dir, name);
-  mkdirSync(dir);
-  const bench = postgres
-    ? await openFreshPostgres(POSTGRES_URL, dataDirOf(dir), 'labeldesk_bench_engines')
-    : await openBenchDatabase(dataDirOf(dir), null);
-  run.databases.push(bench);
-  const ctx = await openContext(dir, bench);
-  const seeded = await seedHotPaths(ctx);
-  await settle(bench);
-  return { url: bench.url, dataDir: dataDirOf(dir), ...seeded };
-}
-
-async function startHello(run: Run, tls: Tls): Promise<Server> {
-  const port = await freePort();
-  // Through tsx, as it is TypeScript; a loader costs start-up time, not the steady state measured here.
-  const child = startNodeChild('hello server', ['--import', 'tsx', 'bench/hello-server.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), ...tls.env },
-    logFile: join(run.dir, 'hello.log'),
-  });
-  run.children.push(child);
-  const server = { child, origin: `https://${LOOPBACK}:${port}`, ca: tls.cert };
-  await waitUntil(child, `${server.origin}/`, () => getOnce(server, '/', {}));
-  return server;
-}
-
-interface Tls {
-  cert: string;
-  env: Record<string, string>;
-}
-
-/** Labeldesk serving HTTPS itself, as it does without a proxy, from the compiled build. */
-async function startLabeldesk(
-  run: Run,
-  engine: Engine,
-  env: { DATABASE_URL: string; REDIS_URL: string; LABELDESK_DATA_DIR: string },
-  tls: Tls,
-): Promise<Server> {
-  const port = await freePort();
-  const child = startNodeChild(`labeldesk on ${engine}`, ['bin/labeldesk.js', 'serve'], {
-    cwd: REPO_ROOT,
-    env: labeldeskEnv(env.LABELDESK_DATA_DIR, { ...env, ...tls.env, PORT: String(port), HOST: LOOPBACK }),
-    logFile: join(run.dir, `labeldesk-${engine.replace(/\W+/g, '-')}.log`),
-  });
-  run.children.push(child);
-  const server = { child, origin: `https://${LOOPBACK}:${port}`, ca: tls.cert };
-  await waitUntil(child, `${server.origin}/api/v1/status`, () => getOnce(server, '/api/v1/status', {}));
-  return server;
-}
 
 function engineScenarios(engine: Engine, server: Server, seeded: HotPaths): Scenario[] {
   const api = { authorization: `Bearer ${seeded.key}` };
@@ -172,16 +98,6 @@ function goalLines(measured: readonly Measured[]): string[] {
   ];
 }
 
-/** A self-signed pair for 127.0.0.1, made as the server makes its own, used by every server of the run. */
-async function tlsPair(run: Run): Promise<Tls> {
-  const material = await loadTlsMaterial(loadConfig({ LABELDESK_DATA_DIR: join(run.dir, 'tls-home') }));
-  const certFile = join(run.dir, 'cert.pem');
-  const keyFile = join(run.dir, 'key.pem');
-  writeFileSync(certFile, material.cert);
-  writeFileSync(keyFile, material.key, { mode: 0o600 });
-  return { cert: material.cert, env: { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile } };
-}
-
 function printReport(measured: readonly Measured[]): void {
   const lines = [
     '',
@@ -197,8 +113,8 @@ function printReport(measured: readonly Measured[]): void {
 async function benchmark(run: Run): Promise<boolean> {
   process.stderr.write(`Preparing ${run.dir}\n`);
   const tls = await tlsPair(run);
-  const sqlite = await seededDatabase(run, 'sqlite', false);
-  const postgres = await seededDatabase(run, 'postgres', true);
+  const sqlite = await seededDatabase(run, 'engines_sqlite', null);
+  const postgres = await seededDatabase(run, 'engines_postgres', POSTGRES_URL);
   const bare = await startHello(run, tls);
   const servers: Record<Engine, Server> = {
     SQLite: await startLabeldesk(
@@ -239,19 +155,6 @@ async function benchmark(run: Run): Promise<boolean> {
     );
   }
   return false;
-}
-
-/** Ctrl-C or a kill must not leave servers listening, a database or the temporary dir behind. */
-function cleanUpOnSignal(run: Run): void {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      for (const child of run.children) killChildNow(child);
-      void Promise.allSettled(run.databases.map((bench) => bench.drop())).finally(() => {
-        rmSync(run.dir, { recursive: true, force: true });
-        process.exit(1);
-      });
-    });
-  }
 }
 
 function reportFailure(error: unknown): number {

@@ -158,6 +158,18 @@ function drive(scenario: Scenario, settings: LoadSettings, durationS: number): P
   });
 }
 
+/** Exactly `amount` requests of the scenario, `connections` at a time, each one answered before it returns. */
+export function sendExactly(scenario: Scenario, connections: number, amount: number): Promise<Result> {
+  return autocannon({
+    url: `${scenario.server.origin}${scenario.path}`,
+    title: scenario.name,
+    connections,
+    amount,
+    headers: scenario.headers,
+    requests: requestSteps(scenario),
+  });
+}
+
 export function headersOnce(scenario: Scenario): Record<string, string> {
   return { ...scenario.headers, ...scenario.perRequestHeaders?.() };
 }

@@ -1,0 +1,121 @@
+// What the benches that load real servers over HTTPS share (`bench:engines`, `bench:fan`): a run's
+// directory, children and databases; one self-signed pair for every server of the run; a bare
+// Fastify "hello" for reference; Labeldesk from the compiled build; and clean-up on Ctrl-C.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { loadTlsMaterial } from '../src/tls.ts';
+import { type BenchDatabase, openBenchDatabase, openFreshPostgres, settle } from './catalog-database.ts';
+import { type Child, freePort, killChildNow, LOOPBACK, startNodeChild, waitUntil } from './children.ts';
+import { type HotPaths, seedHotPaths } from './hot-paths.ts';
+import { dataDirOf, openContext } from './in-process.ts';
+import { labeldeskEnv, REPO_ROOT } from './labeldesk.ts';
+import { getOnce, type Server } from './load.ts';
+
+export interface Run {
+  dir: string;
+  children: Child[];
+  databases: BenchDatabase[];
+}
+
+export interface Tls {
+  cert: string;
+  env: Record<string, string>;
+}
+
+export interface SeededDatabase extends HotPaths {
+  url: string;
+  dataDir: string;
+  bench: BenchDatabase;
+}
+
+/**
+ * A database migrated and seeded in this process (a fresh PostgreSQL database on `postgresUrl`'s
+ * server, or SQLite); the servers then open it by URL (or data dir).
+ */
+export async function seededDatabase(
+  run: Run,
+  name: string,
+  postgresUrl: string | null,
+): Promise<SeededDatabase> {
+  const dir = join(run.dir, name);
+  mkdirSync(dir);
+  const bench = postgresUrl
+    ? await openFreshPostgres(postgresUrl, dataDirOf(dir), `labeldesk_bench_${name.replace(/\W+/g, '_')}`)
+    : await openBenchDatabase(dataDirOf(dir), null);
+  run.databases.push(bench);
+  const ctx = await openContext(dir, bench);
+  const seeded = await seedHotPaths(ctx);
+  await settle(bench);
+  return { url: bench.url, dataDir: dataDirOf(dir), bench, ...seeded };
+}
+
+/** A self-signed pair for 127.0.0.1, made as the server makes its own, used by every server of the run. */
+export async function tlsPair(run: Run): Promise<Tls> {
+  const material = await loadTlsMaterial(loadConfig({ LABELDESK_DATA_DIR: join(run.dir, 'tls-home') }));
+  const certFile = join(run.dir, 'cert.pem');
+  const keyFile = join(run.dir, 'key.pem');
+  writeFileSync(certFile, material.cert);
+  writeFileSync(keyFile, material.key, { mode: 0o600 });
+  return { cert: material.cert, env: { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile } };
+}
+
+/** A bare Fastify "hello": over HTTPS with the run's pair, or over plain HTTP without one. */
+export async function startHello(run: Run, tls: Tls | null): Promise<Server> {
+  const port = await freePort();
+  // Through tsx, as it is TypeScript; a loader costs start-up time, not the steady state measured here.
+  const child = startNodeChild('hello server', ['--import', 'tsx', 'bench/hello-server.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: String(port), ...tls?.env },
+    logFile: join(run.dir, `hello-${tls ? 'https' : 'http'}.log`),
+  });
+  run.children.push(child);
+  const server = tls
+    ? { child, origin: `https://${LOOPBACK}:${port}`, ca: tls.cert }
+    : { child, origin: `http://${LOOPBACK}:${port}` };
+  await waitUntil(child, `${server.origin}/`, () => getOnce(server, '/', {}));
+  return server;
+}
+
+/** What a TLS-terminating proxy on the loopback address adds to each request it passes on. */
+export const VIA_PROXY = { 'x-forwarded-proto': 'https' };
+
+/**
+ * Labeldesk from the compiled build: serving HTTPS itself with the run's pair, as it does without a
+ * proxy, or without one behind a trusted proxy on the loopback address (`TRUST_PROXY=1`, plain HTTP:
+ * requests then carry `VIA_PROXY` and speak for the client in `X-Forwarded-For`).
+ */
+export async function startLabeldesk(
+  run: Run,
+  name: string,
+  env: { DATABASE_URL: string; REDIS_URL: string; LABELDESK_DATA_DIR: string },
+  tls: Tls | null,
+): Promise<Server> {
+  const port = await freePort();
+  const listener = tls ? tls.env : { TRUST_PROXY: '1' };
+  const child = startNodeChild(`labeldesk on ${name}`, ['bin/labeldesk.js', 'serve'], {
+    cwd: REPO_ROOT,
+    env: labeldeskEnv(env.LABELDESK_DATA_DIR, { ...env, ...listener, PORT: String(port), HOST: LOOPBACK }),
+    logFile: join(run.dir, `labeldesk-${name.replace(/\W+/g, '-')}.log`),
+  });
+  run.children.push(child);
+  const server = tls
+    ? { child, origin: `https://${LOOPBACK}:${port}`, ca: tls.cert }
+    : { child, origin: `http://${LOOPBACK}:${port}` };
+  const headers = tls ? {} : VIA_PROXY;
+  await waitUntil(child, `${server.origin}/api/v1/status`, () => getOnce(server, '/api/v1/status', headers));
+  return server;
+}
+
+/** Ctrl-C or a kill must not leave servers listening, a database or the temporary dir behind. */
+export function cleanUpOnSignal(run: Run): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const child of run.children) killChildNow(child);
+      void Promise.allSettled(run.databases.map((bench) => bench.drop())).finally(() => {
+        rmSync(run.dir, { recursive: true, force: true });
+        process.exit(1);
+      });
+    });
+  }
+}
