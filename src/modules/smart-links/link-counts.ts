@@ -27,7 +27,7 @@ import {
  */
 
 /** The longest counts wait in memory. */
-export const FLUSH_INTERVAL_MS = 250;
+const FLUSH_INTERVAL_MS = 250;
 /** Views and clicks that start a write at once rather than at the end of the interval. */
 export const FLUSH_BATCH = 500;
 /** While the database is away, writes are retried at doubling waits up to this. */
@@ -36,7 +36,7 @@ const LONGEST_RETRY_MS = 5_000;
  * Views (and clicks) one client address may add to one link a minute: the page still answers a
  * client past it, but a script reloading it inflates nothing. Per process, in memory.
  */
-export const COUNTED_PER_CLIENT_PER_MINUTE = 30;
+const COUNTED_PER_CLIENT_PER_MINUTE = 30;
 
 /** Tells of writes that failed: counting has no log of its own (the database layer's way). */
 function warn(message: string, error?: unknown): void {
