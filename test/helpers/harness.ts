@@ -49,11 +49,17 @@ export interface TestDatabase extends DatabaseHandle {
  * that is dropped when the test ends.
  */
 export async function openTestDatabase(t: TestContext): Promise<TestDatabase> {
+  const { database, dispose } = await createTestDatabase();
+  t.after(dispose);
+  return database;
+}
+
+/** A fresh, migrated database and what removes it, for a caller that must close things before. */
+async function createTestDatabase(): Promise<{ database: TestDatabase; dispose: () => Promise<void> }> {
   if (TEST_DATABASE === 'sqlite') {
     const handle = createMemoryDatabase();
     await migrateToLatest(handle.db, handle.dialect);
-    t.after(() => handle.destroy());
-    return { ...handle, url: null };
+    return { database: { ...handle, url: null }, dispose: () => handle.destroy() };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
@@ -64,14 +70,14 @@ export async function openTestDatabase(t: TestContext): Promise<TestDatabase> {
   url.searchParams.set('options', `-c search_path=${schema}`);
   const handle = createDatabase({ dataDir: tmpdir(), databaseUrl: url.toString() });
   await migrateToLatest(handle.db, handle.dialect);
-  t.after(async () => {
+  const dispose = async () => {
     await handle.destroy();
     const dropper = new pg.Client({ connectionString: TEST_POSTGRES_URL });
     await dropper.connect();
     await dropper.query(`drop schema ${schema} cascade`);
     await dropper.end();
-  });
-  return { ...handle, url: url.toString() };
+  };
+  return { database: { ...handle, url: url.toString() }, dispose };
 }
 
 export interface Harness {
@@ -99,7 +105,9 @@ export async function buildHarness(t: TestContext, options: HarnessOptions = {})
   const dataDir = mkdtempSync(join(tmpdir(), 'labeldesk-test-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig({ LABELDESK_DATA_DIR: dataDir, BASE_URL, ...options.env });
-  const database = options.database ?? (await openTestDatabase(t));
+  const created = options.database ? null : await createTestDatabase();
+  const database = options.database ?? created?.database;
+  if (!database) throw new Error('no test database');
   const clock = options.clock ?? new ManualClock();
   const limiter = options.limiter ?? new MemoryRateLimiter();
   const ctx: AppContext = {
@@ -112,7 +120,11 @@ export async function buildHarness(t: TestContext, options: HarnessOptions = {})
   const app = await buildApp(ctx, { limiter });
   options.extend?.(app, ctx);
   await app.ready();
-  t.after(() => app.close());
+  // The app first: closing writes what its smart-link pages counted into the database.
+  t.after(async () => {
+    await app.close();
+    await created?.dispose();
+  });
   return { app, ctx, clock, limiter, database, dataDir };
 }
 

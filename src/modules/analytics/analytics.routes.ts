@@ -2,11 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
 import { authOf } from '../../http/request-context.ts';
 import { IdParams } from '../../http/schemas.ts';
+import { flushPendingCounts } from '../smart-links/index.ts';
 import { PeriodQuery, ReleaseAnalyticsBody, SummaryBody, TrafficBody } from './analytics.schemas.ts';
 import { labelSummary, labelTraffic, releaseAnalytics } from './analytics.service.ts';
 
 export function analyticsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
+    // Every answer here sums smart-link counters: what this process counted is written first.
+    app.addHook('preHandler', (request) => flushPendingCounts(ctx, authOf(request).workspace.id));
+
     app.get(
       '/analytics/summary',
       {

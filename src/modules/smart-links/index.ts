@@ -1,3 +1,4 @@
+export { flushPendingCounts } from './link-counts.ts';
 export { linkPagesRoutes } from './link-pages.routes.ts';
 export { DEVICES, type Device } from './link-pages.visitor.ts';
 export { dailySeries, ranked } from './link-stats.service.ts';

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifySchema, RouteShorthandOptions } from 'fastify
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
+import { linkCountsOf } from './link-counts.ts';
 import {
   type LinkPage,
   linkPageSecurityPolicy,
@@ -122,6 +123,8 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   });
 
   return async (app) => {
+    // The counts of the last moments are written before the app closes (SIGTERM drains into this).
+    app.addHook('onClose', () => linkCountsOf(ctx).close());
     app.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
@@ -144,10 +147,11 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const open = await openAddress(ctx, address);
         if (!open) return notFound(reply);
         if (isPersonVisit(request.method, request.headers)) {
-          await recordView(
+          recordView(
             ctx,
             open.link,
             describeVisit(request.headers, utmSource(request.query), ownHosts),
+            request.ip,
           );
         }
         return sendLinkPage(reply, 200, linkPage(ctx, open));
@@ -171,7 +175,7 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const open = await openAddress(ctx, address);
         const target = open?.targets.find((candidate) => candidate.platform === platform);
         if (!open || !target) return notFound(reply);
-        if (isPersonVisit(request.method, request.headers)) await recordClick(ctx, open.link, target);
+        if (isPersonVisit(request.method, request.headers)) recordClick(ctx, open.link, target, request.ip);
         return reply.redirect(target.url, 302);
       },
     );

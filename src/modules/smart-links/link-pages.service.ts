@@ -4,15 +4,14 @@ import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { coverUrl } from '../../core/covers.ts';
 import { findLabel, shareLockLabel } from '../../core/labels.ts';
-import { utcDay } from '../../lib/dates.ts';
 import { deriveKey, seal } from '../../lib/secret-box.ts';
 import { masterSecret } from '../../master-secret.ts';
 import { publish } from '../events/index.ts';
 import { workspaceOfLabel } from '../labels/index.ts';
 import { platformName } from '../platforms/index.ts';
+import { linkCountsOf } from './link-counts.ts';
 import type { LinkPage, PresaveState } from './link-pages.render.ts';
 import type { Visit } from './link-pages.visitor.ts';
-import { addToCounters, type BreakdownCount } from './link-stats.store.ts';
 import { smartLinkUrl } from './smart-links.addresses.ts';
 import { presaveOpen, presentSmartLink } from './smart-links.presenter.ts';
 import {
@@ -72,37 +71,14 @@ export function linkPage(ctx: AppContext, open: OpenLink): LinkPage {
   };
 }
 
-function viewBreakdown(visit: Visit, hour: string): BreakdownCount[] {
-  return [
-    { dimension: 'source', value: visit.source, count: 1 },
-    { dimension: 'device', value: visit.device, count: 1 },
-    { dimension: 'language', value: visit.language, count: 1 },
-    { dimension: 'hour', value: hour, count: 1 },
-  ];
+/** One person saw the page: counted in memory, written with the next flush (link-counts.ts). */
+export function recordView(ctx: AppContext, link: PublicLinkRow, visit: Visit, client: string): void {
+  linkCountsOf(ctx).countView(link, visit, client);
 }
 
-/** One person saw the page: the link's total, its day and the day's source, device, language and hour. */
-export async function recordView(ctx: AppContext, link: PublicLinkRow, visit: Visit): Promise<void> {
-  const at = ctx.clock.now();
-  const hour = String(at.getUTCHours()).padStart(2, '0');
-  await addToCounters(ctx.db, link, {
-    day: utcDay(at),
-    views: 1,
-    clicks: 0,
-    targetId: null,
-    breakdown: viewBreakdown(visit, hour),
-  });
-}
-
-/** One person followed a button: the link's, the target's and the day's clicks, by platform. */
-export async function recordClick(ctx: AppContext, link: PublicLinkRow, target: TargetRow): Promise<void> {
-  await addToCounters(ctx.db, link, {
-    day: utcDay(ctx.clock.now()),
-    views: 0,
-    clicks: 1,
-    targetId: target.id,
-    breakdown: [{ dimension: 'platform', value: target.platform, count: 1 }],
-  });
+/** One person followed a button: counted in memory, written with the next flush. */
+export function recordClick(ctx: AppContext, link: PublicLinkRow, target: TargetRow, client: string): void {
+  linkCountsOf(ctx).countClick(link, target, client);
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

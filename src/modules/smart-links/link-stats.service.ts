@@ -4,6 +4,7 @@ import type { Dimension } from '../../db/values.ts';
 import { daysBetween, utcDay } from '../../lib/dates.ts';
 import { percent } from '../../lib/percent.ts';
 import { platformName } from '../platforms/index.ts';
+import { flushPendingCounts } from './link-counts.ts';
 import { type BreakdownCount, breakdownOfLink, type DayCount, daysOfLink } from './link-stats.store.ts';
 import type { LinkStatsView } from './smart-links.schemas.ts';
 import { loadSmartLink } from './smart-links.service.ts';
@@ -31,6 +32,7 @@ export function ranked(
 
 /** GET /smart-links/{id}/stats: totals from the link's own counters, breakdowns from the per-day ones. */
 export async function linkStats(ctx: AppContext, workspace: Workspace, id: number): Promise<LinkStatsView> {
+  await flushPendingCounts(ctx, workspace.id);
   const link = await loadSmartLink(ctx.db, workspace, id);
   const [days, breakdown] = await Promise.all([
     daysOfLink(ctx.db, workspace.id, link.id),

@@ -18,11 +18,10 @@ import {
 import {
   createSmartLink,
   disableSmartLink,
-  loadSmartLink,
   lookupRelease,
   patchSmartLink,
+  readSmartLink,
   smartLinkPage,
-  smartLinkView,
 } from './smart-links.service.ts';
 
 const ListQuery = Type.Object({ ...PageQuery.properties, ...SmartLinkQuery.properties });
@@ -70,9 +69,7 @@ export function smartLinksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        const { workspace } = authOf(request);
-        const link = await loadSmartLink(ctx.db, workspace, request.params.id);
-        return { smart_link: await smartLinkView(ctx, workspace, link) };
+        return { smart_link: await readSmartLink(ctx, authOf(request).workspace, request.params.id) };
       },
     );
 

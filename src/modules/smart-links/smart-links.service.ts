@@ -16,6 +16,7 @@ import { searchKey } from '../../lib/text.ts';
 import type { Authenticated } from '../keys/index.ts';
 import { enforceLimit, requireFeature } from '../plans/index.ts';
 import { PLATFORM_KEYS } from '../platforms/index.ts';
+import { flushPendingCounts } from './link-counts.ts';
 import { freshCode, slugConflict } from './smart-links.addresses.ts';
 import { checkTargets, linkChanges, type SmartLinkTarget } from './smart-links.fields.ts';
 import { presentSmartLink } from './smart-links.presenter.ts';
@@ -73,12 +74,23 @@ export async function loadSmartLink(db: Db, workspace: Workspace, id: number): P
   return row;
 }
 
+/** GET /smart-links/{id}: with the views and clicks this process has not written yet. */
+export async function readSmartLink(
+  ctx: AppContext,
+  workspace: Workspace,
+  id: number,
+): Promise<SmartLinkView> {
+  await flushPendingCounts(ctx, workspace.id);
+  return smartLinkView(ctx, workspace, await loadSmartLink(ctx.db, workspace, id));
+}
+
 export async function smartLinkPage(
   ctx: AppContext,
   workspace: Workspace,
   filter: SmartLinkFilter,
   page: PageRequest,
 ): Promise<{ smart_links: SmartLinkView[]; total: number }> {
+  await flushPendingCounts(ctx, workspace.id);
   const q = filter.q?.trim() || undefined;
   const { rows, total } = await listSmartLinks(ctx.db, workspace.id, { ...filter, q }, page);
   const now = ctx.clock.now();
