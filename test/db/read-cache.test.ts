@@ -122,6 +122,7 @@ test('a counted smart-link view keeps the callers', async (t) => {
   const link = await givenLink(h, key);
   assert.equal((await me(h, key)).plan.usage.links, 1);
   await kept(h, key);
+  assert.equal((await open(h, `/l/${link.code}`)).statusCode, 200, 'the page is loaded once');
   const loaded = cacheLoads(h.ctx.db);
   for (let i = 0; i < 3; i++) assert.equal((await open(h, `/l/${link.code}`)).statusCode, 200);
   await me(h, key);

@@ -14,6 +14,7 @@ import {
 import {
   linkPage,
   openLink,
+  openServedLink,
   type PresaveOutcome,
   recordClick,
   recordView,
@@ -141,16 +142,16 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       }),
       async (request, reply) => {
         const { address } = request.params;
-        const open = await openAddress(ctx, address);
-        if (!open) return notFound(reply);
+        const served = ADDRESS.test(address) ? await openServedLink(ctx, address) : null;
+        if (!served) return notFound(reply);
         if (isPersonVisit(request.method, request.headers)) {
           await recordView(
             ctx,
-            open.link,
+            served.link,
             describeVisit(request.headers, utmSource(request.query), ownHosts),
           );
         }
-        return sendLinkPage(reply, 200, linkPage(ctx, open));
+        return sendPage(reply, 200, served.page.html, served.page.securityPolicy);
       },
     );
 
