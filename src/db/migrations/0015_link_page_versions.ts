@@ -65,10 +65,18 @@ const WATCHED: readonly Watched[] = [
     insert: linkOfTarget,
     delete: linkOfTarget,
     // A target moved to another link (never done today) changes both pages.
-    update: { columns: SHOWN_TARGET_COLUMNS, subjects: (row) => [...linkOfTarget(row), "'link:' || old.link_id"] },
+    update: {
+      columns: SHOWN_TARGET_COLUMNS,
+      subjects: (row) => [...linkOfTarget(row), "'link:' || old.link_id"],
+    },
   },
   // A new release shows on no page yet: a link names it by a change of its own `release_id`.
-  { table: 'releases', insert: null, delete: releaseOf, update: { columns: COVER_COLUMNS, subjects: releaseOf } },
+  {
+    table: 'releases',
+    insert: null,
+    delete: releaseOf,
+    update: { columns: COVER_COLUMNS, subjects: releaseOf },
+  },
 ];
 
 /** `old.a is distinct from new.a or …` for PostgreSQL, `old.a is not new.a or …` for SQLite. */
@@ -130,7 +138,11 @@ async function createSqliteTriggers(db: Kysely<unknown>): Promise<void> {
   for (const watched of WATCHED) {
     const { table } = watched;
     if (watched.insert !== null) {
-      await create(`${table}_page_bump_insert`, `after insert on ${table}`, sqliteBumps(watched.insert('new')));
+      await create(
+        `${table}_page_bump_insert`,
+        `after insert on ${table}`,
+        sqliteBumps(watched.insert('new')),
+      );
     }
     await create(`${table}_page_bump_delete`, `after delete on ${table}`, sqliteBumps(watched.delete('old')));
     const { columns, subjects } = watched.update;

@@ -4,14 +4,14 @@ import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { coverUrl } from '../../core/covers.ts';
 import { findLabel, shareLockLabel } from '../../core/labels.ts';
+import { addressSubject, linkSubject, readCache, releaseSubject } from '../../db/read-cache.ts';
 import { utcDay } from '../../lib/dates.ts';
+import type { MaybePromise } from '../../lib/maybe-promise.ts';
 import { deriveKey, seal } from '../../lib/secret-box.ts';
 import { masterSecret } from '../../master-secret.ts';
 import { publish } from '../events/index.ts';
 import { workspaceOfLabel } from '../labels/index.ts';
 import { platformName } from '../platforms/index.ts';
-import { addressSubject, linkSubject, readCache, releaseSubject } from '../../db/read-cache.ts';
-import type { MaybePromise } from '../../lib/maybe-promise.ts';
 import {
   type LinkPage,
   linkPageSecurityPolicy,
