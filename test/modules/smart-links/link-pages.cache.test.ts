@@ -95,7 +95,7 @@ test('an edit through the API shows on the next request: title, targets, slug, d
   assert.equal((await open(h, page)).statusCode, 200, 'enabled again');
 });
 
-test("a new cover of the link's release shows on the next request", async (t) => {
+test("a new cover of the link's release, or its removal, shows on the next request", async (t) => {
   const h = await buildHarness(t);
   const { label, key } = await givenCaller(h);
   const release = await givenRelease(h, label.id, { cover_hash: 'c'.repeat(64), cover_format: 'jpeg' });
@@ -116,6 +116,10 @@ test("a new cover of the link's release shows on the next request", async (t) =>
   const html = (await open(h, page)).body;
   assert.ok(!html.includes('c'.repeat(64)), 'the old cover is gone');
   assert.match(html, /\/media\/covers\/[0-9a-f]{64}\.png/);
+
+  const removed = await call(h, 'DELETE', `/api/v1/releases/${release.id}`, { key });
+  assert.equal(removed.statusCode, 200, removed.body);
+  assert.doesNotMatch((await open(h, page)).body, /\/media\/covers\//, 'no cover once the release is gone');
 });
 
 test('a kept page with the pre-save form closes it when the release date comes, with no write', async (t) => {
