@@ -38,6 +38,7 @@ test('a page seen once is served from memory: views, clicks and the pre-save add
   const page = `/l/${link.code}`;
   await kept(h, page);
   const before = (await stats(h, key, link.id)).totals;
+  const bumpsBefore = await latestBump(h);
 
   for (let i = 0; i < 3; i++) {
     assert.equal(await loadsBy(h, () => open(h, page)), 0, 'a view');
@@ -53,7 +54,17 @@ test('a page seen once is served from memory: views, clicks and the pre-save add
     { views: (before.views ?? 0) + 3, clicks: (before.clicks ?? 0) + 6 },
     'every view and click counted',
   );
+  assert.equal(await latestBump(h), bumpsBefore, 'counting bumped no version');
 });
+
+/** The last version bumped (migrations 0012 and 0015), as text: a bigint on PostgreSQL. */
+async function latestBump(h: Harness): Promise<string> {
+  const row = await h.ctx.db
+    .selectFrom('cache_versions')
+    .select((eb) => eb.fn.max('version').as('version'))
+    .executeTakeFirstOrThrow();
+  return String(row.version);
+}
 
 test('an edit through the API shows on the next request: title, targets, slug, disabling and enabling', async (t) => {
   const h = await buildHarness(t);
