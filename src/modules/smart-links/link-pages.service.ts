@@ -52,7 +52,7 @@ export interface ServedLink extends OpenLink {
   turnsAt: number | null;
 }
 
-/** Page addresses each process keeps: a page is about 5 KB, so some 25 MB at most. */
+/** Page addresses each process keeps: a page with its rows is about 7 KB, so some 35 MB at most. */
 const KEPT_ADDRESSES = 5_000;
 const servedLinks = readCache<ServedLink | null>('link-page', KEPT_ADDRESSES);
 
