@@ -22,6 +22,8 @@ const ATTEMPTS = 3;
 
 interface Api {
   call(method: string, path: string, key: string, json?: unknown): Promise<{ status: number; body: unknown }>;
+  /** The status of a public page (a smart link's, under SHORT_LINK_BASE). */
+  page(path: string): Promise<number>;
 }
 
 /** Requests over one kept-alive TLS connection, so a poll costs a request rather than a handshake. */
@@ -54,6 +56,14 @@ function apiOf(server: Server, ca: string): Api {
         );
         req.on('error', reject);
         req.end(body ?? undefined);
+      }),
+    page: (path) =>
+      new Promise((resolve, reject) => {
+        const req = request({ hostname: 'localhost', port: server.port, path, agent }, (res) => {
+          res.resume().on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
       }),
   };
 }
@@ -182,6 +192,33 @@ for (const channel of channels) {
           ),
         );
       }
+    });
+
+    test('a smart link disabled through one server answers 404 on the other within 100 ms', async (t) => {
+      const { key } = await newKey();
+      await bestOf(t, 'disabled link on the other server', async () => {
+        const created = await one.call('POST', '/smart-links', key, {
+          title: 'Night Drive',
+          artist_name: 'Mira Vale',
+          release_date: '2026-02-20',
+          targets: [],
+        });
+        assert.equal(created.status, 201);
+        const { id, code } = (created.body as { smart_link: { id: number; code: string } }).smart_link;
+        // Both servers have the page in memory before the change.
+        for (let i = 0; i < 5; i++) {
+          for (const api of [one, other]) assert.equal(await api.page(`/l/${code}`), 200);
+          await sleep(20);
+        }
+        return propagation(
+          async () => {
+            assert.equal((await one.call('DELETE', `/smart-links/${id}`, key)).status, 200);
+            assert.equal(await one.page(`/l/${code}`), 404, 'at once where it was disabled');
+          },
+          async () => ({ status: await other.page(`/l/${code}`), body: null }),
+          (reply) => reply.status === 404,
+        );
+      });
     });
 
     test('usage counts a release at once where it was made, and within 100 ms on the other server', async (t) => {

@@ -8,12 +8,22 @@ import {
 } from 'kysely';
 
 /**
- * Statements that may bump a caller's version (the tables migration 0012 watches); only after these
- * does the committing process read which subjects its transaction bumped. A smart link's counters
- * (views, clicks, pre-saves) are updated without `enabled`, and bump nothing.
+ * Statements that may bump a version (the tables migrations 0012 and 0015 watch: callers and
+ * smart-link pages); only after these does the committing process read which subjects its
+ * transaction bumped. Counters (a link's views, clicks and pre-saves, a target's clicks) are
+ * updates that set a counter first, and bump nothing; a release's update bumps only with its cover.
  */
-const WATCHED_WRITE =
-  /^\s*(?:insert into|delete from) "(?:labels|api_keys|releases|artists|members|smart_links|webhooks)"|^\s*update "(?:labels|api_keys)"|^\s*update "smart_links" set .*"enabled"/;
+const WATCHED_WRITE = new RegExp(
+  [
+    /^\s*(?:insert into|delete from) "(?:labels|api_keys|releases|artists|members|smart_links|smart_link_targets|webhooks)"/,
+    /^\s*update "(?:labels|api_keys)"/,
+    /^\s*update "smart_links" set (?!"(?:views|clicks|presaves)" = )/,
+    /^\s*update "smart_link_targets" set (?!"clicks" = )/,
+    /^\s*update "releases" set .*"cover_(?:hash|format|width|height)"/,
+  ]
+    .map((pattern) => pattern.source)
+    .join('|'),
+);
 
 const READ_BUMPS = CompiledQuery.raw("select current_setting('labeldesk.cache_bumps', true) as bumps");
 

@@ -12,53 +12,60 @@ export interface Freshness {
 }
 
 interface Entry {
+  name: string;
+  key: string;
   value: unknown;
   subjects: readonly string[];
 }
 
 /**
- * The kept values of one database, each with the subjects (`key:<id>`, `label:<id>`) whose version
- * it depends on: a bump of a subject evicts exactly the values that depend on it.
+ * The kept values of one database, each with the subjects (`key:<id>`, `label:<id>`, `link:<id>`, …)
+ * whose version it depends on: a bump of a subject evicts exactly the values that depend on it. Each
+ * cache (by name) holds at most its own number of values, so that one filled with guessed addresses
+ * or keys pushes out only its own least recently used values, never another cache's.
  */
 export class CacheStore {
-  private readonly entries = new Map<string, Entry>();
-  private readonly bySubject = new Map<string, Set<string>>();
+  /** Each cache's values by key, the least recently used first. */
+  private readonly caches = new Map<string, Map<string, Entry>>();
+  private readonly bySubject = new Map<string, Set<Entry>>();
   /** Moves on every eviction: a value loaded across one is returned but not kept. */
   private generation = 0;
   /** Loads from the database, for tests that show what was served from memory. */
   loads = 0;
   readonly freshness: Freshness;
 
-  constructor(
-    freshnessFor: (store: CacheStore) => Freshness,
-    private readonly maxEntries: number,
-  ) {
+  constructor(freshnessFor: (store: CacheStore) => Freshness) {
     this.freshness = freshnessFor(this);
   }
 
   evict(subjects: Iterable<string>): void {
     this.generation++;
     for (const subject of subjects) {
-      const ids = this.bySubject.get(subject);
-      if (!ids) continue;
+      const entries = this.bySubject.get(subject);
+      if (!entries) continue;
       this.bySubject.delete(subject);
-      for (const id of ids) this.entries.delete(id);
+      for (const entry of entries) this.forget(entry);
     }
   }
 
   /** Everything: when the channel was lost, nobody can tell what changed meanwhile. */
   clear(): void {
     this.generation++;
-    this.entries.clear();
+    this.caches.clear();
     this.bySubject.clear();
   }
 
-  get(id: string): unknown {
-    return this.entries.get(id)?.value;
+  get(name: string, key: string): unknown {
+    const cache = this.caches.get(name);
+    const entry = cache?.get(key);
+    if (!cache || !entry) return undefined;
+    cache.delete(key);
+    cache.set(key, entry);
+    return entry.value;
   }
 
   async load<T>(
-    id: string,
+    entry: { name: string; key: string; maxEntries: number },
     load: () => Promise<T>,
     subjectsOf: (value: T) => readonly string[] | null,
     keep: boolean,
@@ -67,20 +74,40 @@ export class CacheStore {
     this.loads++;
     const value = await load();
     const subjects = subjectsOf(value);
-    if (keep && subjects && generation === this.generation) this.keep(id, value, subjects);
+    if (keep && subjects && generation === this.generation) {
+      this.keep({ name: entry.name, key: entry.key, value, subjects }, entry.maxEntries);
+    }
     return value;
   }
 
-  private keep(id: string, value: unknown, subjects: readonly string[]): void {
-    if (this.entries.size >= this.maxEntries) this.clear();
-    this.entries.set(id, { value, subjects });
-    for (const subject of subjects) {
-      let ids = this.bySubject.get(subject);
-      if (!ids) {
-        ids = new Set();
-        this.bySubject.set(subject, ids);
+  private keep(entry: Entry, maxEntries: number): void {
+    let cache = this.caches.get(entry.name);
+    if (!cache) {
+      cache = new Map();
+      this.caches.set(entry.name, cache);
+    }
+    const previous = cache.get(entry.key);
+    if (previous) this.forget(previous);
+    const leastRecent = cache.size >= maxEntries ? cache.values().next().value : undefined;
+    if (leastRecent) this.forget(leastRecent);
+    cache.set(entry.key, entry);
+    for (const subject of entry.subjects) {
+      let entries = this.bySubject.get(subject);
+      if (!entries) {
+        entries = new Set();
+        this.bySubject.set(subject, entries);
       }
-      ids.add(id);
+      entries.add(entry);
+    }
+  }
+
+  private forget(entry: Entry): void {
+    const cache = this.caches.get(entry.name);
+    if (cache?.get(entry.key) === entry) cache.delete(entry.key);
+    for (const subject of entry.subjects) {
+      const entries = this.bySubject.get(subject);
+      entries?.delete(entry);
+      if (entries?.size === 0) this.bySubject.delete(subject);
     }
   }
 }
@@ -88,12 +115,8 @@ export class CacheStore {
 const stores = new WeakMap<Db, CacheStore>();
 
 /** Called once by createDatabase for each database it opens. */
-export function attachCache(
-  db: Db,
-  freshnessFor: (store: CacheStore) => Freshness,
-  maxEntries = 20_000,
-): void {
-  stores.set(db, new CacheStore(freshnessFor, maxEntries));
+export function attachCache(db: Db, freshnessFor: (store: CacheStore) => Freshness): void {
+  stores.set(db, new CacheStore(freshnessFor));
 }
 
 /** Loads from the database by the caches of `db` so far. */
@@ -102,31 +125,39 @@ export function cacheLoads(db: Db): number {
 }
 
 /**
- * Reads that are repeated on every request (the caller's key and label, its label's usage), kept
- * until a write changes a subject they depend on: `subjectsOf` names them from the loaded value, or
- * returns null for a value that must not be kept. A change committed by this process is seen on
- * its next request; one committed by another process as soon as the channel tells of it.
+ * Reads that are repeated on every request (the caller's key and label, its label's usage, a
+ * smart-link page), kept until a write changes a subject they depend on: `subjectsOf` names them
+ * from the loaded value, or returns null for a value that must not be kept. A change committed by
+ * this process is seen on its next request; one committed by another process as soon as the
+ * channel tells of it. At most `maxEntries` values are kept for each database.
  */
-export function readCache<T>(name: string) {
-  /** The kept value at once when there is one, else a promise of the loaded one. */
+export function readCache<T>(name: string, maxEntries = 20_000) {
+  /**
+   * The kept value at once when there is one (and `isCurrent` holds for it: a value that turns with
+   * time is loaded again once it has), else a promise of the loaded one.
+   */
   return (
     db: Db,
     key: string,
     load: () => Promise<T>,
     subjectsOf: (value: T) => readonly string[] | null,
+    isCurrent: (value: T) => boolean = () => true,
   ): MaybePromise<T> => {
     const store = stores.get(db);
     if (!store) return load();
     const keep = store.freshness.check();
-    const id = `${name}:${key}`;
     if (keep) {
-      const kept = store.get(id);
-      if (kept !== undefined) return kept as T;
+      const kept = store.get(name, key) as T | undefined;
+      if (kept !== undefined && isCurrent(kept)) return kept;
     }
-    return store.load(id, load, subjectsOf, keep);
+    return store.load({ name, key, maxEntries }, load, subjectsOf, keep);
   };
 }
 
-/** The subjects whose versions the triggers of migration 0012 bump (keep the two in step). */
+/** The subjects whose versions the triggers of migrations 0012 and 0015 bump (keep them in step). */
 export const keySubject = (id: number): string => `key:${id}`;
 export const labelSubject = (id: number): string => `label:${id}`;
+export const linkSubject = (id: number): string => `link:${id}`;
+export const releaseSubject = (id: number): string => `release:${id}`;
+/** A smart link's code or slug, as stored (a slug in lowercase). */
+export const addressSubject = (address: string): string => `address:${address}`;

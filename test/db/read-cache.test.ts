@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
 import pg from 'pg';
 import { createDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { cacheLoads } from '../../src/db/read-cache.ts';
+import { attachCache, cacheLoads, readCache } from '../../src/db/read-cache.ts';
+import type { Database } from '../../src/db/schema.ts';
 import { createKey, revokeKey } from '../../src/modules/keys/keys.service.ts';
 import { updateLabel } from '../../src/modules/labels/labels.service.ts';
 import { addMember } from '../../src/modules/team/team.service.ts';
@@ -122,6 +123,7 @@ test('a counted smart-link view keeps the callers', async (t) => {
   const link = await givenLink(h, key);
   assert.equal((await me(h, key)).plan.usage.links, 1);
   await kept(h, key);
+  assert.equal((await open(h, `/l/${link.code}`)).statusCode, 200, 'the page is loaded once');
   const loaded = cacheLoads(h.ctx.db);
   for (let i = 0; i < 3; i++) assert.equal((await open(h, `/l/${link.code}`)).statusCode, 200);
   await me(h, key);
@@ -229,3 +231,34 @@ async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T
     await client.end();
   }
 }
+
+test('each cache keeps at most its own number of values: the least recently used goes, no other cache’s', async () => {
+  const db = new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (kysely) => new SqliteIntrospector(kysely),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
+  attachCache(db, () => ({ check: () => true }));
+  const small = readCache<string>('small', 2);
+  const other = readCache<string>('other', 2);
+  const read = async (cache: typeof small, key: string) => {
+    const before = cacheLoads(db);
+    const value = await cache(
+      db,
+      key,
+      async () => `${key}!`,
+      () => [`subject:${key}`],
+    );
+    assert.equal(value, `${key}!`);
+    return cacheLoads(db) - before;
+  };
+  for (const key of ['a', 'b']) assert.equal(await read(other, key), 1);
+  for (const key of ['a', 'b', 'a', 'c']) await read(small, key);
+  assert.equal(await read(small, 'a'), 0, 'used last but one: kept');
+  assert.equal(await read(small, 'c'), 0, 'used last: kept');
+  assert.equal(await read(small, 'b'), 1, 'the least recently used went');
+  for (const key of ['a', 'b']) assert.equal(await read(other, key), 0, 'another cache keeps its values');
+});

@@ -15,6 +15,7 @@ import {
 import {
   linkPage,
   openLink,
+  openServedLink,
   type PresaveOutcome,
   recordClick,
   recordView,
@@ -144,17 +145,17 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       }),
       async (request, reply) => {
         const { address } = request.params;
-        const open = await openAddress(ctx, address);
-        if (!open) return notFound(reply);
+        const served = ADDRESS.test(address) ? await openServedLink(ctx, address) : null;
+        if (!served) return notFound(reply);
         if (isPersonVisit(request.method, request.headers)) {
           recordView(
             ctx,
-            open.link,
+            served.link,
             describeVisit(request.headers, utmSource(request.query), ownHosts),
             request.ip,
           );
         }
-        return sendLinkPage(reply, 200, linkPage(ctx, open));
+        return sendPage(reply, 200, served.page.html, served.page.securityPolicy);
       },
     );
 

@@ -4,13 +4,21 @@ import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { coverUrl } from '../../core/covers.ts';
 import { findLabel, shareLockLabel } from '../../core/labels.ts';
+import { addressSubject, linkSubject, readCache, releaseSubject } from '../../db/read-cache.ts';
+import { utcDay } from '../../lib/dates.ts';
+import type { MaybePromise } from '../../lib/maybe-promise.ts';
 import { deriveKey, seal } from '../../lib/secret-box.ts';
 import { masterSecret } from '../../master-secret.ts';
 import { publish } from '../events/index.ts';
 import { workspaceOfLabel } from '../labels/index.ts';
 import { platformName } from '../platforms/index.ts';
 import { linkCountsOf } from './link-counts.ts';
-import type { LinkPage, PresaveState } from './link-pages.render.ts';
+import {
+  type LinkPage,
+  linkPageSecurityPolicy,
+  type PresaveState,
+  renderLinkPage,
+} from './link-pages.render.ts';
 import type { Visit } from './link-pages.visitor.ts';
 import { smartLinkUrl } from './smart-links.addresses.ts';
 import { presaveOpen, presentSmartLink } from './smart-links.presenter.ts';
@@ -27,13 +35,69 @@ import {
 const PAGE_COVER_WIDTH = 640;
 
 export interface OpenLink {
+  /** As loaded into this process's page cache: its counters are not kept current. */
   link: PublicLinkRow;
   targets: TargetRow[];
 }
 
+/** A link's page as served to everyone: rendered once, with its Content-Security-Policy. */
+export interface RenderedPage {
+  html: string;
+  securityPolicy: string;
+}
+
+export interface ServedLink extends OpenLink {
+  page: RenderedPage;
+  /** When the page turns by itself (pre-saves close on the release date), in epoch ms; else null. */
+  turnsAt: number | null;
+}
+
+/** Page addresses each process keeps: a page with its rows is about 7 KB, so some 35 MB at most. */
+const KEPT_ADDRESSES = 5_000;
+const servedLinks = readCache<ServedLink | null>('link-page', KEPT_ADDRESSES);
+
+/**
+ * The enabled link at this address with its targets and rendered page, or null: the page answers
+ * 404. Kept in memory (an address that leads nowhere too) until the link, its targets, its release's
+ * cover or what the address leads to changes, by any process (migration 0015), or the page turns.
+ */
+export function openServedLink(ctx: AppContext, address: string): MaybePromise<ServedLink | null> {
+  return servedLinks(
+    ctx.db,
+    address,
+    () => loadServedLink(ctx, address),
+    (served) => subjectsOfAddress(address, served),
+    (served) => served === null || served.turnsAt === null || ctx.clock.now().getTime() < served.turnsAt,
+  );
+}
+
 /** The enabled link at this address with its targets, or null: the page answers 404. */
 export async function openLink(ctx: AppContext, address: string): Promise<OpenLink | null> {
-  return (await findEnabledLinkByAddress(ctx.db, address)) ?? null;
+  return openServedLink(ctx, address);
+}
+
+async function loadServedLink(ctx: AppContext, address: string): Promise<ServedLink | null> {
+  const open = await findEnabledLinkByAddress(ctx.db, address);
+  if (!open) return null;
+  const page = linkPage(ctx, open);
+  return {
+    ...open,
+    page: { html: renderLinkPage(page), securityPolicy: linkPageSecurityPolicy(page) },
+    turnsAt: page.presave.kind === 'form' ? Date.parse(`${open.link.release_date}T00:00:00.000Z`) : null,
+  };
+}
+
+/**
+ * An address leads elsewhere once a link takes it as its code or slug (a slug matches in any case);
+ * what it leads to changes with the link and its release's cover.
+ */
+function subjectsOfAddress(address: string, served: ServedLink | null): string[] {
+  const subjects = new Set([addressSubject(address), addressSubject(address.toLowerCase())]);
+  if (served) {
+    subjects.add(linkSubject(served.link.id));
+    if (served.link.release_id !== null) subjects.add(releaseSubject(served.link.release_id));
+  }
+  return [...subjects];
 }
 
 /** Our redirect to a target: counting the click on the way. */
