@@ -213,9 +213,10 @@ function coverHtml(page: LinkPage): string {
   if (page.cover_url === null) {
     return `<div class="cover placeholder" role="img" aria-label="${escapeHtml(coverAlt(page))}">♪</div>`;
   }
-  // Width and height reserve the square before the image arrives, so nothing below it moves.
+  // Width and height reserve the square before the image arrives, so nothing below it moves. The
+  // cover is the page's largest paint: fetched first, not after the layout finds it on screen.
   const size = `width="${COVER_SIZE}" height="${COVER_SIZE}"`;
-  return `<img class="cover" src="${escapeHtml(safeUrl(page.cover_url))}"${responsiveSources(page.cover_sources)} ${size} alt="${escapeHtml(coverAlt(page))}">`;
+  return `<img class="cover" src="${escapeHtml(safeUrl(page.cover_url))}"${responsiveSources(page.cover_sources)} ${size} fetchpriority="high" alt="${escapeHtml(coverAlt(page))}">`;
 }
 
 /** `srcset` and `sizes`: a phone at 3x loads a copy three times as wide as one at 1x, and no wider. */

@@ -70,7 +70,7 @@ test('the cover has its size, its copies by width for the browser to choose from
     'https://links.example.com/covers/42.jpg?w=400 400w,https://links.example.com/covers/42.jpg?w=640 640w';
   assert.ok(
     html.includes(
-      `<img class="cover" src="https://links.example.com/covers/42.jpg" srcset="${srcset}" sizes="(max-width:392px) calc(100vw - 72px),320px" width="320" height="320" alt="Cover of Night Drive by The Lanterns">`,
+      `<img class="cover" src="https://links.example.com/covers/42.jpg" srcset="${srcset}" sizes="(max-width:392px) calc(100vw - 72px),320px" width="320" height="320" fetchpriority="high" alt="Cover of Night Drive by The Lanterns">`,
     ),
     html,
   );
