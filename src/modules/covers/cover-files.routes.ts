@@ -42,7 +42,7 @@ export function coverFilesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           operationId: 'getCoverImage',
           summary: 'A cover image, at its own size or resized',
           description:
-            'The address a release gives as `cover_url`; no key needed. Resized copies are made once and kept.',
+            'The address a release gives as `cover_url`; no key needed. Resized copies are made once and kept. Named by content, so cached for a year: `Cache-Control: public, max-age=31536000, immutable`.',
           params: CoverFileParams,
           querystring: CoverFileQuery,
           response: {
