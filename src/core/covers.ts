@@ -13,6 +13,8 @@ export const VARIANT_WIDTHS = [
   100, 150, 200, 300, 400, 500, 600, 640, 800, 1000, 1200, 1400, 1500, 2000, 3000,
 ] as const;
 
+export type VariantWidth = (typeof VARIANT_WIDTHS)[number];
+
 const EXTENSIONS: Readonly<Record<CoverFormat, string>> = { jpeg: 'jpg', png: 'png' };
 
 export function coverExtension(format: CoverFormat): string {
@@ -35,4 +37,9 @@ export function coverUrl(
 ): string | null {
   if (release.cover_hash === null || release.cover_format === null) return null;
   return coverFileUrl(baseUrl, release.cover_hash, release.cover_format);
+}
+
+/** The address of a cover resized to `width` (the cover itself when it is no wider). */
+export function coverVariantUrl(coverUrl: string, width: VariantWidth): string {
+  return `${coverUrl}?w=${width}`;
 }

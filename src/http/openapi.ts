@@ -9,7 +9,7 @@ export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/api/v1/docs';
 
 const RATE_HEADERS_NOTE =
-  'Keyed responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset; every response carries X-API-Version and Cache-Control: no-store.';
+  'Keyed responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset; every response carries X-API-Version, and Cache-Control: no-store except a cover file (named by its content, cached as immutable).';
 
 type DocSchema = FastifySchema & {
   response?: Record<string, unknown>;

@@ -77,8 +77,8 @@ test('smart-link pages run no script, allow their own style by hash, and refuse 
   ];
   assert.deepEqual(responses.map(pageHeaders), [
     page(200, listen, "'none'"),
-    page(200, presave, BASE_ORIGIN),
-    page(400, invalid, BASE_ORIGIN),
+    page(200, presave, "'self'"),
+    page(400, invalid, "'self'"),
     page(200, signedUp, "'none'"),
     page(409, closed, "'none'"),
   ]);

@@ -370,7 +370,6 @@ test('GET /media/covers/{file} serves the stored image without a key, with the s
   assert.equal(response.headers['content-type'], 'image/jpeg');
   assert.deepEqual(response.rawPayload, jpeg);
   assert.equal(response.headers['x-api-version'], '1.1.0');
-  assert.equal(response.headers['cache-control'], 'no-store');
   assert.equal(typeof response.headers['x-request-id'], 'string');
   assert.equal(response.headers.etag, `"${sha256(jpeg)}"`);
 
@@ -385,6 +384,32 @@ test('GET /media/covers/{file} serves the stored image without a key, with the s
   const pngResponse = await call(s.h, 'GET', `/media/covers/${sha256(png)}.png`);
   assert.equal(pngResponse.headers['content-type'], 'image/png');
   assert.deepEqual(pngResponse.rawPayload, png);
+});
+
+test('a cover file is cached for a year and never asked again, since its address names its content; errors are not cached', async (t) => {
+  const s = await setup(t);
+  const cover = await image('jpeg', 1400);
+  await putCover(s, cover, 'image/jpeg');
+  const file = `/media/covers/${sha256(cover)}.jpg`;
+  const forever = 'public, max-age=31536000, immutable';
+  for (const [url, headers, status] of [
+    [file, {}, 200],
+    [`${file}?w=640`, {}, 200],
+    [`${file}?w=3000`, {}, 200],
+    [`${file}?w=640`, { 'if-none-match': `"${sha256(cover)}-w640"` }, 304],
+  ] as const) {
+    const response = await call(s.h, 'GET', url, { headers });
+    assert.equal(response.statusCode, status, url);
+    assert.equal(response.headers['cache-control'], forever, url);
+  }
+  for (const [url, status] of [
+    [`/media/covers/${sha256(Buffer.from('x'))}.jpg`, 404],
+    [`${file}?w=301`, 400],
+  ] as const) {
+    const response = await call(s.h, 'GET', url);
+    assert.equal(response.statusCode, status, url);
+    assert.equal(response.headers['cache-control'], 'no-store', url);
+  }
 });
 
 test('GET /media/covers/{file}?w= renders a resized copy once and serves it from disk after', async (t) => {

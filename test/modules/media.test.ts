@@ -50,7 +50,7 @@ test('GET /media/covers/{file} streams the stored file byte for byte, with its l
   assert.equal(response.headers['content-length'], String(bytes.length));
   assert.equal(response.headers['content-type'], 'image/jpeg');
   assert.equal(response.headers.etag, `"${sha256(bytes)}"`);
-  assert.equal(response.headers['cache-control'], 'no-store');
+  assert.equal(response.headers['cache-control'], 'public, max-age=31536000, immutable');
   assert.deepEqual(bodies, ['stream']);
 
   const unchanged = await call(h, 'GET', url, { headers: { 'if-none-match': `"${sha256(bytes)}"` } });

@@ -25,6 +25,12 @@ const CoverFileQuery = Type.Object({
   ),
 });
 
+/**
+ * The address names the bytes (the content hash, and the width of a resized copy), so no cache need
+ * ask again: a new cover gets a new address. Only a 200 says so; errors keep `no-store`.
+ */
+const CACHE_FOREVER = 'public, max-age=31536000, immutable';
+
 /** Stored media served by address, outside /api/v1: `cover_url` works without a key, like any image. */
 export function coverFilesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -36,7 +42,7 @@ export function coverFilesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           operationId: 'getCoverImage',
           summary: 'A cover image, at its own size or resized',
           description:
-            'The address a release gives as `cover_url`; no key needed. Resized copies are made once and kept.',
+            'The address a release gives as `cover_url`; no key needed. Resized copies are made once and kept. Named by content, so cached for a year: `Cache-Control: public, max-age=31536000, immutable`.',
           params: CoverFileParams,
           querystring: CoverFileQuery,
           response: {
@@ -59,6 +65,7 @@ export function coverFilesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         return reply
           .type(cover.contentType)
           .header('etag', cover.etag)
+          .header('cache-control', CACHE_FOREVER)
           .header('content-length', file.bytes)
           .send(file.stream);
       },

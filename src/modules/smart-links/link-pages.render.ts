@@ -2,7 +2,6 @@ import { hash } from 'node:crypto';
 import type { Theme } from '../../db/values.ts';
 
 export interface PageButton {
-  platform: string;
   name: string;
   href: string;
 }
@@ -12,12 +11,21 @@ export type PresaveState =
   | { kind: 'form'; action: string; error?: string; email?: string }
   | { kind: 'done' };
 
+/** One resized copy of the cover, for the image's `srcset`. */
+export interface CoverSource {
+  url: string;
+  width: number;
+}
+
 export interface LinkPage {
   title: string;
   artist_name: string;
   release_date: string;
   page_url: string;
+  /** The cover the page shows by default and shares; null without a cover. */
   cover_url: string | null;
+  /** The cover at the widths a browser may choose from, narrowest first; empty without a cover. */
+  cover_sources: CoverSource[];
   buttons: PageButton[];
   theme: Theme;
   accent: string | null;
@@ -28,7 +36,6 @@ export interface LinkPage {
 
 const DEFAULT_ACCENT = '#5b3df5';
 const SITE_NAME = 'Labeldesk';
-const COVER_SIZE = 320;
 
 const HTML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -50,30 +57,44 @@ function safeUrl(url: string): string {
   return protocol === 'http:' || protocol === 'https:' ? url : '#';
 }
 
-// Light is the base; the dark palette is declared once and applied by class or by media query.
+// Light is the base; the dark palette is sent only to pages that can show it, by theme or by media
+// query. Every byte here is sent with every page, hence the terse sheet.
 const DARK_VARS =
   '--bg:#0e0e12;--card:#1a1a21;--text:#f2f2f5;--muted:#a0a0ad;--line:#2e2e38;--field:#6a6a76;--shadow:0 0 0 1px #2e2e38;--error:#ff8a80';
 
+const THEME_CSS: Readonly<Record<Theme, string>> = {
+  light: '',
+  dark: `html.theme-dark{${DARK_VARS}}`,
+  auto: `@media (prefers-color-scheme:dark){html.theme-auto{${DARK_VARS}}}`,
+};
+
 const BASE_CSS = `:root{--bg:#f3f3f6;--card:#fff;--text:#141418;--muted:#60606c;--line:#e2e2e8;--field:#8e8e99;--shadow:0 8px 30px rgba(0,0,0,.08);--error:#c5221f}
-html.theme-dark{${DARK_VARS}}
-@media (prefers-color-scheme:dark){html.theme-auto{${DARK_VARS}}}
 *{box-sizing:border-box}
-body{margin:0;min-height:100vh;background:var(--bg);color:var(--text);font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;display:flex;flex-direction:column;align-items:center;padding:24px 16px}
+body{margin:0;min-height:100vh;background:var(--bg);color:var(--text);font:16px/1.45 system-ui,sans-serif;display:flex;flex-direction:column;align-items:center;padding:24px 16px}
 main{width:100%;max-width:420px;background:var(--card);border-radius:20px;padding:24px 20px;box-shadow:var(--shadow);text-align:center}
 h1{font-size:1.5rem;line-height:1.2;margin:0 0 4px;overflow-wrap:anywhere}
 p{margin:0;color:var(--muted)}
 footer{margin-top:20px;font-size:.8rem;color:var(--muted)}`;
 
+/**
+ * The cover's width on screen: the card's content box (the viewport less 72 px of padding) up to
+ * COVER_SIZE. `sizes` says the same to the browser, so it picks the copy before the sheet is read.
+ */
+const COVER_SIZE = 320;
+const COVER_SIZES = `(max-width:${COVER_SIZE + 72}px) calc(100vw - 72px),${COVER_SIZE}px`;
+
 const PAGE_CSS = `.cover{display:block;width:100%;max-width:${COVER_SIZE}px;height:auto;aspect-ratio:1;margin:0 auto 20px;border-radius:14px;box-shadow:0 12px 32px rgba(0,0,0,.25);object-fit:cover}
-.placeholder{display:flex;align-items:center;justify-content:center;font-size:4rem;color:rgba(255,255,255,.85);background:linear-gradient(135deg,var(--accent),#1b1b24)}
 .artist{font-size:1.05rem;overflow-wrap:anywhere}
-.date{margin-top:6px;font-size:.9rem}
 h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.08em;color:var(--muted);margin:24px 0 12px}
-.buttons{display:flex;flex-direction:column;gap:10px}
-.btn,button{display:flex;align-items:center;justify-content:space-between;min-height:52px;padding:0 18px;border:0;border-radius:12px;background:var(--accent);color:var(--on-accent);font:inherit;font-weight:600;text-decoration:none;cursor:pointer}
-.btn:hover,button:hover{filter:brightness(1.08)}
-.btn:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid var(--text);outline-offset:2px}
-.cta{font-size:.85rem;font-weight:500}
+nav{display:flex;flex-direction:column;gap:10px}
+nav a,button{display:flex;align-items:center;justify-content:space-between;min-height:52px;padding:0 18px;border:0;border-radius:12px;background:var(--accent);color:var(--on-accent);font:inherit;font-weight:600;text-decoration:none;cursor:pointer}
+nav a:hover,button:hover{filter:brightness(1.08)}
+nav a:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid var(--text);outline-offset:2px}
+nav a::after{font-size:.85rem;font-weight:500;content:var(--cta)}`;
+
+const PLACEHOLDER_CSS = `.placeholder{display:flex;align-items:center;justify-content:center;font-size:4rem;color:rgba(255,255,255,.85);background:linear-gradient(135deg,var(--accent),#1b1b24)}`;
+
+const PRESAVE_CSS = `.date{margin-top:6px;font-size:.9rem}
 .presave{margin-top:24px;padding-top:20px;border-top:1px solid var(--line)}
 form{display:flex;flex-direction:column;gap:10px;margin-top:12px}
 input{min-height:48px;padding:0 14px;border:1px solid var(--field);border-radius:12px;background:var(--bg);color:var(--text);font:inherit}
@@ -111,9 +132,19 @@ function textColourOn(accent: string): '#000' | '#fff' {
   return contrastWithBlack > contrastWithWhite ? '#000' : '#fff';
 }
 
-function accentCss(accent: string | null): string {
+type CallToAction = 'Pre-save' | 'Play';
+
+/**
+ * The page's own values: its accent, the text colour that reads on it, and the word each button
+ * ends with (drawn by the sheet, so a dozen buttons do not each carry it).
+ */
+function pageVariablesCss(accent: string | null, callToAction: CallToAction): string {
   const colour = accent !== null && parseHexColour(accent) ? accent : DEFAULT_ACCENT;
-  return `:root{--accent:${colour};--on-accent:${textColourOn(colour)}}`;
+  return `:root{--accent:${colour};--on-accent:${textColourOn(colour)};--cta:"${callToAction}"}`;
+}
+
+function callToActionOf(page: LinkPage): CallToAction {
+  return page.presave.kind === 'closed' ? 'Play' : 'Pre-save';
 }
 
 const MONTHS = [
@@ -167,8 +198,9 @@ function shareTags(page: LinkPage, description: string): string {
     meta('name', 'twitter:card', cover === null ? 'summary' : 'summary_large_image'),
   ];
   if (cover !== null) {
-    tags.push(meta('property', 'og:image', cover), meta('name', 'twitter:image', cover));
-    tags.push(meta('property', 'og:image:alt', coverAlt(page)));
+    // X (Twitter) takes og:image when twitter:image is absent. No og:image:alt: it would be the
+    // title and artist a third time, and the page's size is what a fan on a slow network waits for.
+    tags.push(meta('property', 'og:image', cover));
   }
   return tags.join('\n');
 }
@@ -181,15 +213,21 @@ function coverHtml(page: LinkPage): string {
   if (page.cover_url === null) {
     return `<div class="cover placeholder" role="img" aria-label="${escapeHtml(coverAlt(page))}">♪</div>`;
   }
+  // Width and height reserve the square before the image arrives, so nothing below it moves. The
+  // cover is the page's largest paint: fetched first, not after the layout finds it on screen.
   const size = `width="${COVER_SIZE}" height="${COVER_SIZE}"`;
-  return `<img class="cover" src="${escapeHtml(safeUrl(page.cover_url))}" ${size} alt="${escapeHtml(coverAlt(page))}">`;
+  return `<img class="cover" src="${escapeHtml(safeUrl(page.cover_url))}"${responsiveSources(page.cover_sources)} ${size} fetchpriority="high" alt="${escapeHtml(coverAlt(page))}">`;
 }
 
-function buttonHtml(button: PageButton, callToAction: string): string {
-  return (
-    `<a class="btn" href="${escapeHtml(safeUrl(button.href))}" data-platform="${escapeHtml(button.platform)}">` +
-    `<span>${escapeHtml(button.name)}</span><span class="cta">${callToAction}</span></a>`
-  );
+/** `srcset` and `sizes`: a phone at 3x loads a copy three times as wide as one at 1x, and no wider. */
+function responsiveSources(sources: CoverSource[]): string {
+  if (sources.length === 0) return '';
+  const candidates = sources.map((source) => `${escapeHtml(safeUrl(source.url))} ${source.width}w`);
+  return ` srcset="${candidates.join(',')}" sizes="${COVER_SIZES}"`;
+}
+
+function buttonHtml(button: PageButton): string {
+  return `<a href="${escapeHtml(safeUrl(button.href))}">${escapeHtml(button.name)}</a>`;
 }
 
 function presaveHtml(presave: PresaveState): string {
@@ -226,9 +264,21 @@ function colourScheme(theme: Theme): string {
   return theme === 'auto' ? 'light dark' : theme;
 }
 
+/** The sheet of this page alone: rules for parts it does not show are not sent. */
 function linkPageCss(page: LinkPage): string {
-  return `${BASE_CSS}\n${accentCss(page.accent)}\n${PAGE_CSS}`;
+  return [
+    BASE_CSS,
+    THEME_CSS[page.theme],
+    pageVariablesCss(page.accent, callToActionOf(page)),
+    PAGE_CSS,
+    page.cover_url === null ? PLACEHOLDER_CSS : '',
+    page.presave.kind === 'closed' ? '' : PRESAVE_CSS,
+  ]
+    .filter((part) => part !== '')
+    .join('\n');
 }
+
+const NOT_FOUND_CSS = `${BASE_CSS}\n${THEME_CSS.auto}`;
 
 /** Where a page's own address points, as a CSP source: its origin, or the page's own for a path. */
 function sourceOf(url: string): string {
@@ -259,13 +309,12 @@ export function linkPageSecurityPolicy(page: LinkPage): string {
   return pageSecurityPolicy(linkPageCss(page), page.cover_url, formAction);
 }
 
-export const NOT_FOUND_PAGE_SECURITY_POLICY = pageSecurityPolicy(BASE_CSS, null, null);
+export const NOT_FOUND_PAGE_SECURITY_POLICY = pageSecurityPolicy(NOT_FOUND_CSS, null, null);
 
 export function renderLinkPage(page: LinkPage): string {
   const presaveOpen = page.presave.kind !== 'closed';
   const releaseDate = presaveOpen ? formatReleaseDate(page.release_date) : undefined;
   const heading = page.cta_text?.trim() || (presaveOpen ? 'Pre-save now' : 'Listen now');
-  const callToAction = presaveOpen ? 'Pre-save' : 'Play';
   const head = [
     `<title>${escapeHtml(`${page.title} – ${page.artist_name}`)}</title>`,
     `<link rel="canonical" href="${escapeHtml(safeUrl(page.page_url))}">`,
@@ -277,8 +326,8 @@ ${coverHtml(page)}
 <h1>${escapeHtml(page.title)}</h1>
 <p class="artist">${escapeHtml(page.artist_name)}</p>
 ${releaseDate ? `<p class="date">Out on ${releaseDate}</p>\n` : ''}<h2>${escapeHtml(heading)}</h2>
-<nav class="buttons" aria-label="Platforms">
-${page.buttons.map((button) => buttonHtml(button, callToAction)).join('\n')}
+<nav aria-label="Platforms">
+${page.buttons.map(buttonHtml).join('\n')}
 </nav>
 ${presaveHtml(page.presave)}
 </main>
@@ -292,5 +341,5 @@ export function renderNotFoundPage(): string {
 <h1>This link is not available</h1>
 <p>It may have been switched off, or the address may be mistyped.</p>
 </main>`;
-  return documentHtml(head, BASE_CSS, 'theme-auto', body);
+  return documentHtml(head, NOT_FOUND_CSS, 'theme-auto', body);
 }

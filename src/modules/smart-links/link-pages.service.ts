@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { isoNow } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
-import { coverUrl } from '../../core/covers.ts';
+import { coverUrl, coverVariantUrl, type VariantWidth } from '../../core/covers.ts';
 import { findLabel, shareLockLabel } from '../../core/labels.ts';
 import { addressSubject, linkSubject, readCache, releaseSubject } from '../../db/read-cache.ts';
 import { utcDay } from '../../lib/dates.ts';
@@ -31,8 +31,10 @@ import {
   targetsOfLinks,
 } from './smart-links.store.ts';
 
-/** Width of the cover on the page: sharp on a phone at twice its CSS size. */
+/** Width of the cover the page names first and shares: sharp on a phone at twice its CSS size. */
 const PAGE_COVER_WIDTH = 640;
+/** The copies a browser may choose from for the 320 px cover: at 1x, 2x and 3x screens. */
+const PAGE_COVER_WIDTHS: readonly VariantWidth[] = [400, PAGE_COVER_WIDTH, 1000];
 
 export interface OpenLink {
   /** As loaded into this process's page cache: its counters are not kept current. */
@@ -100,32 +102,41 @@ function subjectsOfAddress(address: string, served: ServedLink | null): string[]
   return [...subjects];
 }
 
-/** Our redirect to a target: counting the click on the way. */
-function redirectUrl(config: Pick<Config, 'shortLinkBase'>, link: PublicLinkRow, platform: string): string {
-  return `${smartLinkUrl(config, link)}/go/${platform}`;
+/**
+ * The page's own path. Its buttons and its form name their addresses by path, which the page's host
+ * completes: a dozen buttons each spelling out the host would be a tenth of the page.
+ */
+function pagePath(config: Pick<Config, 'shortLinkBase'>, link: PublicLinkRow): string {
+  return new URL(smartLinkUrl(config, link)).pathname;
 }
 
-function presaveAction(config: Pick<Config, 'shortLinkBase'>, link: PublicLinkRow): string {
-  return `${smartLinkUrl(config, link)}/presave`;
+/** The page's cover: the copy it names first and shares, and the copies a browser may choose from. */
+function pageCover(baseUrl: string, link: PublicLinkRow): Pick<LinkPage, 'cover_url' | 'cover_sources'> {
+  const cover = coverUrl(baseUrl, link);
+  if (cover === null) return { cover_url: null, cover_sources: [] };
+  return {
+    cover_url: coverVariantUrl(cover, PAGE_COVER_WIDTH),
+    cover_sources: PAGE_COVER_WIDTHS.map((width) => ({ url: coverVariantUrl(cover, width), width })),
+  };
 }
 
 /** What the page shows: with the pre-save form while pre-saves are open. */
 export function linkPage(ctx: AppContext, open: OpenLink): LinkPage {
   const { link, targets } = open;
-  const cover = coverUrl(ctx.config.baseUrl, link);
+  const path = pagePath(ctx.config, link);
   const presave: PresaveState = presaveOpen(link, ctx.clock.now())
-    ? { kind: 'form', action: presaveAction(ctx.config, link) }
+    ? { kind: 'form', action: `${path}/presave` }
     : { kind: 'closed' };
   return {
     title: link.title,
     artist_name: link.artist_name,
     release_date: link.release_date,
     page_url: smartLinkUrl(ctx.config, link),
-    cover_url: cover === null ? null : `${cover}?w=${PAGE_COVER_WIDTH}`,
+    ...pageCover(ctx.config.baseUrl, link),
     buttons: targets.map((target) => ({
-      platform: target.platform,
       name: platformName(target.platform),
-      href: redirectUrl(ctx.config, link, target.platform),
+      // Our redirect, which counts the click on the way.
+      href: `${path}/go/${target.platform}`,
     })),
     theme: link.theme,
     accent: link.accent,

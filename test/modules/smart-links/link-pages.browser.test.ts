@@ -4,59 +4,31 @@
 // full-page screenshots of the light and dark themes go to test-output/ for a person to look at.
 // The platforms are stand-ins on a local HTTP server: the redirect lands somewhere real and offline.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions } from 'playwright-core';
 import sharp from 'sharp';
+import { type Server, selectRows } from '../../helpers/installation.ts';
 import {
-  cliJson,
-  newInstallation,
-  type Reply,
-  type Server,
-  selectRows,
-  send,
-  startServer,
-} from '../../helpers/installation.ts';
+  type Cleanups,
+  chromiumMissing,
+  givenReleaseWithCover,
+  launchChromium,
+  nextYear,
+  PHONE,
+  type SmartLink,
+  servedInstallation,
+} from './link-pages.browser.fixtures.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT_DIR = fileURLToPath(new URL('../../../test-output/', import.meta.url));
 
-const IPHONE_SAFARI =
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
-
-/** A phone: its user agent, its screen, and German first in Accept-Language. */
-const PHONE: BrowserContextOptions = {
-  ignoreHTTPSErrors: true,
-  userAgent: IPHONE_SAFARI,
-  locale: 'de-DE',
-  viewport: { width: 390, height: 844 },
-  deviceScaleFactor: 2,
-  isMobile: true,
-  hasTouch: true,
-  colorScheme: 'light',
-};
-
 // ---------------------------------------------------------------------------------------------
-// The pieces: an installation with a label and a key, the server, the platforms' stand-in.
-
-/** `labeldesk ...args --json`, which must succeed; returns the parsed output. */
-/**
- * A port nobody listens on. The pages link to themselves through BASE_URL, so the server needs a port
- * known before it starts (PORT=0 would leave BASE_URL at its default).
- */
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve, reject) => probe.close((error) => (error ? reject(error) : resolve())));
-  return port;
-}
+// The platforms' stand-in.
 
 interface Platforms {
   origin: string;
@@ -84,82 +56,6 @@ async function startPlatforms(): Promise<Platforms> {
         server.close(() => resolve());
       }),
   };
-}
-
-interface Api {
-  call(method: string, path: string, json?: unknown): Promise<Reply>;
-  /** Like `call`, expecting `status`; returns the body. */
-  expect<T>(status: number, method: string, path: string, json?: unknown): Promise<T>;
-  putBytes(path: string, body: Buffer, contentType: string): Promise<Reply>;
-}
-
-function apiClient(port: number, key: string, ca: string): Api {
-  const call = (method: string, path: string, json?: unknown) =>
-    send(
-      method,
-      { protocol: 'https', port, path: `/api/v1${path}` },
-      { headers: { authorization: `Bearer ${key}` }, ca, json },
-    );
-  return {
-    call,
-    async expect<T>(status: number, method: string, path: string, json?: unknown): Promise<T> {
-      const reply = await call(method, path, json);
-      assert.equal(reply.status, status, `${method} ${path}: ${JSON.stringify(reply.body)}`);
-      return reply.body as T;
-    },
-    putBytes: (path, body, contentType) =>
-      new Promise((resolve, reject) => {
-        const req = httpsRequest(
-          {
-            method: 'PUT',
-            hostname: 'localhost',
-            family: 4,
-            port,
-            path: `/api/v1${path}`,
-            agent: false,
-            ca,
-            headers: {
-              authorization: `Bearer ${key}`,
-              'content-type': contentType,
-              'content-length': String(body.length),
-            },
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8').on('data', (chunk: string) => {
-              text += chunk;
-            });
-            res.on('end', () =>
-              resolve({ status: res.statusCode ?? 0, headers: {}, body: JSON.parse(text) }),
-            );
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      }),
-  };
-}
-
-/** A square cover of the required 1400 px: a diagonal gradient with a ring, so a screenshot shows it. */
-function coverArt(): Promise<Buffer> {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1400" height="1400">
-<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1">
-<stop offset="0" stop-color="#ff8a5b"/><stop offset=".55" stop-color="#c2357a"/><stop offset="1" stop-color="#2a0f4f"/>
-</linearGradient></defs>
-<rect width="1400" height="1400" fill="url(#g)"/>
-<circle cx="700" cy="700" r="380" fill="none" stroke="#fff" stroke-opacity=".4" stroke-width="28"/>
-<circle cx="700" cy="700" r="90" fill="#fff" fill-opacity=".5"/>
-</svg>`;
-  return sharp(Buffer.from(svg)).png().toBuffer();
-}
-
-interface SmartLink {
-  id: number;
-  code: string;
-  url: string;
-  views: number;
-  clicks: number;
-  presaves: number;
 }
 
 interface Stats {
@@ -197,69 +93,25 @@ async function loggedRequests(server: Server, prefix: string, expected: number):
   return read();
 }
 
-function nextYear(monthDay: string): string {
-  return `${new Date().getUTCFullYear() + 1}-${monthDay}`;
-}
-
 // ---------------------------------------------------------------------------------------------
 
 test('smart-link pages in Chromium: a phone view and tap, a pre-save, light and dark screenshots', {
   timeout: 180_000,
 }, async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    t.skip(`${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`);
+  const missing = chromiumMissing();
+  if (missing !== null) {
+    t.skip(missing);
     return;
   }
-  // Undone last to first: the browser before the server, the server before its database.
-  const cleanups: Array<() => Promise<unknown>> = [];
+  const cleanups: Cleanups = [];
   t.after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
-  const install = await newInstallation('link_pages_browser');
-  cleanups.push(() => install.dispose());
-  const { label } = await cliJson<{ label: { id: number } }>(install, [
-    'label',
-    'create',
-    '--name',
-    'Browser Test Records',
-    '--plan',
-    'label',
-    '--contract-signed',
-  ]);
-  const { key } = await cliJson<{ key: string }>(install, [
-    'key',
-    'create',
-    '--label',
-    String(label.id),
-    '--scopes',
-    'all',
-  ]);
-
-  const port = await freePort();
-  const origin = `https://localhost:${port}`;
-  const server = await startServer(install, { PORT: String(port), BASE_URL: origin });
-  cleanups.push(() => server.stop());
-  const ca = readFileSync(join(install.dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
-  const api = apiClient(port, key, ca);
-
+  const { server, origin, api, install } = await servedInstallation('link_pages_browser', cleanups);
   const platforms = await startPlatforms();
   cleanups.push(() => platforms.close());
-
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  cleanups.push(() => browser.close());
+  const browser = await launchChromium(cleanups);
 
   /** A fresh browser context (no shared cookies or cache) that records what it asks our server for. */
   async function openContext(options: BrowserContextOptions): Promise<{
@@ -299,7 +151,7 @@ test('smart-link pages in Chromium: a phone view and tap, a pre-save, light and 
     const appleMusic = page.getByRole('link', { name: /Apple Music/ });
     assert.ok(await spotify.isVisible(), 'the Spotify button is visible');
     assert.ok(await appleMusic.isVisible(), 'the Apple Music button is visible');
-    assert.equal(await spotify.getAttribute('href'), `${link.url}/go/spotify`);
+    assert.equal(await spotify.getAttribute('href'), `/l/${link.code}/go/spotify`);
 
     await Promise.all([page.waitForURL(`${platforms.origin}/spotify-album`), spotify.tap()]);
     assert.equal(page.url(), `${platforms.origin}/spotify-album`);
@@ -410,18 +262,7 @@ test('smart-link pages in Chromium: a phone view and tap, a pre-save, light and 
 
   await t.test('screenshots: a link with a cover in the light and the dark theme', async () => {
     mkdirSync(OUTPUT_DIR, { recursive: true });
-    const { artist } = await api.expect<{ artist: { id: number } }>(201, 'POST', '/artists', {
-      name: 'Mira Vale',
-    });
-    const { release } = await api.expect<{ release: { id: number } }>(201, 'POST', '/releases', {
-      artist_id: artist.id,
-      type: 'single',
-      title: 'Nightfall',
-      genre: 'Pop',
-      release_date: '2025-11-14',
-    });
-    const cover = await api.putBytes(`/releases/${release.id}/cover`, await coverArt(), 'image/png');
-    assert.equal(cover.status, 200, JSON.stringify(cover.body));
+    const releaseId = await givenReleaseWithCover(api, 'Nightfall');
 
     const targets = ['spotify', 'apple_music', 'youtube_music', 'deezer', 'tidal'].map((platform) => ({
       platform,
@@ -444,7 +285,7 @@ test('smart-link pages in Chromium: a phone view and tap, a pre-save, light and 
         title: 'Nightfall',
         artist_name: 'Mira Vale',
         release_date: shot.release_date,
-        release_id: release.id,
+        release_id: releaseId,
         targets,
       });
       await api.expect(200, 'PATCH', `/smart-links/${link.id}`, shot.patch);
@@ -454,11 +295,9 @@ test('smart-link pages in Chromium: a phone view and tap, a pre-save, light and 
       await page.goto(link.url, { waitUntil: 'load' });
       const image = page.locator('img.cover');
       assert.equal(await image.getAttribute('alt'), 'Cover of Nightfall by Mira Vale');
-      assert.equal(
-        await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth),
-        640,
-        'the cover loaded, resized for the page',
-      );
+      // A 390 px phone at 2x shows the 318 px cover from the 640 px copy.
+      const loaded = await image.evaluate((img: HTMLImageElement) => img.complete && img.currentSrc);
+      assert.match(String(loaded), /\?w=640$/, 'the cover loaded, resized for the page');
       await page.getByRole('heading', { level: 2, name: shot.patch.cta_text }).waitFor({ state: 'visible' });
       const path = join(OUTPUT_DIR, shot.file);
       await page.screenshot({ path, fullPage: true });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BASE_URL, buildHarness, call, givenCaller, json } from '../../helpers/harness.ts';
+import { buildHarness, call, givenCaller, json } from '../../helpers/harness.ts';
 import { givenLink, IPHONE, type Link, open, stats } from './link-pages.fixtures.ts';
 
 test('pre-save: the form while the release date is ahead; the address stored encrypted, counted once, presave.signup without it', async (t) => {
@@ -8,7 +8,7 @@ test('pre-save: the form while the release date is ahead; the address stored enc
   const { key } = await givenCaller(h);
   const link = await givenLink(h, key, { release_date: '2026-04-10' });
   const page = await open(h, `/l/${link.code}`);
-  assert.ok(page.body.includes(`action="${BASE_URL}/l/${link.code}/presave"`));
+  assert.ok(page.body.includes(`action="/l/${link.code}/presave"`));
   assert.ok(page.body.includes('name="email"'));
 
   const form = (email: string) =>

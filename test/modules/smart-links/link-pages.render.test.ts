@@ -8,9 +8,9 @@ import {
 } from '../../../src/modules/smart-links/link-pages.render.ts';
 
 const BUTTONS: PageButton[] = [
-  { platform: 'spotify', name: 'Spotify', href: 'https://links.example.com/l/abc/go/spotify' },
-  { platform: 'apple_music', name: 'Apple Music', href: 'https://links.example.com/l/abc/go/apple_music' },
-  { platform: 'deezer', name: 'Deezer', href: 'https://links.example.com/l/abc/go/deezer' },
+  { name: 'Spotify', href: '/l/abc/go/spotify' },
+  { name: 'Apple Music', href: '/l/abc/go/apple_music' },
+  { name: 'Deezer', href: '/l/abc/go/deezer' },
 ];
 
 function page(overrides: Partial<LinkPage> = {}): LinkPage {
@@ -20,6 +20,10 @@ function page(overrides: Partial<LinkPage> = {}): LinkPage {
     release_date: '2027-03-12',
     page_url: 'https://links.example.com/l/night-drive',
     cover_url: 'https://links.example.com/covers/42.jpg',
+    cover_sources: [
+      { url: 'https://links.example.com/covers/42.jpg?w=400', width: 400 },
+      { url: 'https://links.example.com/covers/42.jpg?w=640', width: 640 },
+    ],
     buttons: BUTTONS,
     theme: 'auto',
     accent: null,
@@ -46,7 +50,7 @@ test('the page is a complete HTML5 document with title and canonical address', (
 });
 
 test('the page runs no script and requests nothing but the cover', () => {
-  const html = renderLinkPage(page());
+  const html = renderLinkPage(page({ cover_sources: [] }));
   assert.doesNotMatch(html, /<script/i);
   assert.doesNotMatch(html, /@import|@font-face|url\(/i);
   assert.equal(html.match(/<style>/g)?.length, 1);
@@ -60,16 +64,21 @@ test('the page runs no script and requests nothing but the cover', () => {
   );
 });
 
-test('the cover has its size and a description', () => {
+test('the cover has its size, its copies by width for the browser to choose from, and a description', () => {
   const html = renderLinkPage(page());
-  assert.match(
+  const srcset =
+    'https://links.example.com/covers/42.jpg?w=400 400w,https://links.example.com/covers/42.jpg?w=640 640w';
+  assert.ok(
+    html.includes(
+      `<img class="cover" src="https://links.example.com/covers/42.jpg" srcset="${srcset}" sizes="(max-width:392px) calc(100vw - 72px),320px" width="320" height="320" fetchpriority="high" alt="Cover of Night Drive by The Lanterns">`,
+    ),
     html,
-    /<img class="cover" src="https:\/\/links\.example\.com\/covers\/42\.jpg" width="320" height="320" alt="Cover of Night Drive by The Lanterns">/,
   );
+  assert.match(html, /\.cover\{display:block;width:100%;max-width:320px;height:auto;aspect-ratio:1;/);
 });
 
 test('without a cover a placeholder is drawn in CSS and no image is requested', () => {
-  const html = renderLinkPage(page({ cover_url: null }));
+  const html = renderLinkPage(page({ cover_url: null, cover_sources: [] }));
   assert.doesNotMatch(html, /<img/);
   assert.match(
     html,
@@ -79,12 +88,14 @@ test('without a cover a placeholder is drawn in CSS and no image is requested', 
 
 test('each target is a link to its redirect address, named after the platform', () => {
   const html = renderLinkPage(page());
-  const links = [...html.matchAll(/<a class="btn" href="([^"]*)"[^>]*><span>([^<]*)<\/span>/g)];
+  const links = [...html.matchAll(/<a href="([^"]*)">([^<]*)<\/a>/g)];
   assert.deepEqual(
     links.map((match) => [match[1], match[2]]),
     BUTTONS.map((button) => [button.href, button.name]),
   );
-  assert.match(html, /<span class="cta">Play<\/span>/);
+  // The word each button ends with is drawn by the sheet, once for all of them.
+  assert.match(html, /--cta:"Play"/);
+  assert.match(html, /nav a::after\{[^}]*content:var\(--cta\)\}/);
 });
 
 test('the heading above the buttons is the call to action', () => {
@@ -111,7 +122,7 @@ test('every interpolated value is escaped', () => {
       title: evil,
       artist_name: evil,
       cta_text: evil,
-      buttons: [{ platform: `"><script>`, name: evil, href: `https://x.test/?a="><script>` }],
+      buttons: [{ name: evil, href: `https://x.test/?a="><script>` }],
       presave: { kind: 'form', action: '/p?"x"', error: evil, email: `"><script>@x.test` },
     }),
   );
@@ -123,11 +134,9 @@ test('every interpolated value is escaped', () => {
 });
 
 test('addresses that are not http(s) never become links', () => {
-  const html = renderLinkPage(
-    page({ buttons: [{ platform: 'spotify', name: 'Spotify', href: 'javascript:alert(1)' }] }),
-  );
+  const html = renderLinkPage(page({ buttons: [{ name: 'Spotify', href: 'javascript:alert(1)' }] }));
   assert.doesNotMatch(html, /javascript:/);
-  assert.match(html, /<a class="btn" href="#"/);
+  assert.match(html, /<a href="#">Spotify<\/a>/);
 });
 
 test('the theme is a class on the document, and auto follows the system setting', () => {
@@ -139,7 +148,10 @@ test('the theme is a class on the document, and auto follows the system setting'
   assert.match(dark, /<html lang="en" class="theme-dark">/);
   assert.match(dark, /html\.theme-dark\{--bg:/);
   assert.match(dark, /<meta name="color-scheme" content="dark">/);
-  assert.match(renderLinkPage(page({ theme: 'light' })), /<html lang="en" class="theme-light">/);
+  assert.doesNotMatch(dark, /prefers-color-scheme/);
+  const light = renderLinkPage(page({ theme: 'light' }));
+  assert.match(light, /<html lang="en" class="theme-light">/);
+  assert.doesNotMatch(light, /--bg:#0e0e12/, 'a light page is sent no dark palette');
 });
 
 test('button text is black or white, whichever reads better on the accent', () => {
@@ -172,7 +184,7 @@ test('an open pre-save shows an e-mail form posting to its action', () => {
   assert.match(html, /<button type="submit">/);
   assert.doesNotMatch(html, /role="alert"/);
   assert.doesNotMatch(html, /<input[^>]* value=/);
-  assert.match(html, /<span class="cta">Pre-save<\/span>/);
+  assert.match(html, /--cta:"Pre-save"/);
 });
 
 test('a refused sign-up shows the error above the form and keeps the address typed', () => {
@@ -200,16 +212,16 @@ test('sharing tags describe the release and show the cover', () => {
   assert.equal(metaContent(html, 'og:image'), 'https://links.example.com/covers/42.jpg');
   assert.equal(metaContent(html, 'og:site_name'), 'Labeldesk');
   assert.equal(metaContent(html, 'twitter:card'), 'summary_large_image');
-  // X (Twitter) falls back to og:title and og:description; not repeating them keeps the page small.
+  // X (Twitter) falls back to og:title, og:description and og:image; not repeating them keeps the
+  // page small.
   assert.equal(metaContent(html, 'twitter:title'), undefined);
-  assert.equal(metaContent(html, 'twitter:image'), 'https://links.example.com/covers/42.jpg');
+  assert.equal(metaContent(html, 'twitter:image'), undefined);
 });
 
 test('without a cover the sharing card is the small one and names no image', () => {
-  const html = renderLinkPage(page({ cover_url: null }));
+  const html = renderLinkPage(page({ cover_url: null, cover_sources: [] }));
   assert.equal(metaContent(html, 'twitter:card'), 'summary');
   assert.equal(metaContent(html, 'og:image'), undefined);
-  assert.equal(metaContent(html, 'twitter:image'), undefined);
 });
 
 test('the sharing description names the platforms in order', () => {
@@ -222,7 +234,6 @@ test('the sharing description names the platforms in order', () => {
 
 test('a page with twelve buttons and the longest titles, all of them escaped characters, stays under 20 KB', () => {
   const buttons = Array.from({ length: 12 }, (_, i) => ({
-    platform: `platform_${i}`,
     name: `Platform number ${i}`,
     href: `https://links.example.com/l/a-rather-long-custom-slug-for-this-release/go/platform_${i}`,
   }));
