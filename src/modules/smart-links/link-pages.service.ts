@@ -10,6 +10,7 @@ import { masterSecret } from '../../master-secret.ts';
 import { publish } from '../events/index.ts';
 import { workspaceOfLabel } from '../labels/index.ts';
 import { platformName } from '../platforms/index.ts';
+import { addPresaveToLabelDay } from './label-traffic.store.ts';
 import type { LinkPage, PresaveState } from './link-pages.render.ts';
 import type { Visit } from './link-pages.visitor.ts';
 import { addToCounters, type BreakdownCount } from './link-stats.store.ts';
@@ -161,6 +162,7 @@ export async function signUpForPresave(
       created_at: at,
     });
     if (!added) return 'repeat';
+    await addPresaveToLabelDay(trx, link.label_id, utcDay(new Date(at)));
     const counted = await countPresave(trx, link);
     const targets = await targetsOfLinks(trx, link.label_id, [link.id]);
     const smartLink = presentSmartLink(ctx.config, workspace, counted, targets, ctx.clock.now());

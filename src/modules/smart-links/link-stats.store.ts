@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { type Write, writeTogether } from '../../db/portable.ts';
 import { ownedBy } from '../../db/scope.ts';
 import type { Dimension } from '../../db/values.ts';
+import { labelTrafficWrites } from './label-traffic.store.ts';
 
 export interface BreakdownCount {
   dimension: Dimension;
@@ -21,7 +21,7 @@ export interface CounterDelta {
 }
 
 /**
- * Adds to every counter of the link, all or none: on a smart-link page this is the one write of a
+ * Adds to every counter of the link and to its label's day, all or none: on a smart-link page this is the one write of a
  * view or a click, one statement on PostgreSQL (`writeTogether`), in the caller's transaction if
  * `db` is one.
  */
@@ -30,7 +30,10 @@ export async function addToCounters(
   link: { id: number; label_id: number },
   delta: CounterDelta,
 ): Promise<void> {
-  await writeTogether(db, (trx) => counterWrites(trx, link, delta));
+  await writeTogether(db, (trx) => [
+    ...counterWrites(trx, link, delta),
+    ...labelTrafficWrites(trx, link.label_id, delta),
+  ]);
 }
 
 function counterWrites(db: Db, link: { id: number; label_id: number }, delta: CounterDelta): Write[] {
@@ -126,87 +129,4 @@ export async function breakdownOfLink(
     .groupBy(['dimension', 'value'])
     .execute();
   return toBreakdown(rows);
-}
-
-/** The workspace's views and clicks per day from `fromDay` on. */
-export async function daysOfLabel(db: Db, workspaceId: number, fromDay: string): Promise<DayCount[]> {
-  const rows = await db
-    .selectFrom('smart_link_days')
-    .select([
-      'day',
-      (eb) => eb.fn.sum<number>('views').as('views'),
-      (eb) => eb.fn.sum<number>('clicks').as('clicks'),
-    ])
-    .where(ownedBy('smart_link_days', workspaceId))
-    .where('day', '>=', fromDay)
-    .groupBy('day')
-    .orderBy('day')
-    .execute();
-  return toDayCounts(rows);
-}
-
-export async function breakdownOfLabel(
-  db: Db,
-  workspaceId: number,
-  dimensions: readonly Dimension[],
-  fromDay: string,
-): Promise<BreakdownCount[]> {
-  const rows = await db
-    .selectFrom('smart_link_breakdowns')
-    .select(['dimension', 'value', (eb) => eb.fn.sum<number>('count').as('count')])
-    .where(ownedBy('smart_link_breakdowns', workspaceId))
-    .where('dimension', 'in', [...dimensions])
-    .where('day', '>=', fromDay)
-    .groupBy(['dimension', 'value'])
-    .execute();
-  return toBreakdown(rows);
-}
-
-export interface LinkPeriodCount {
-  id: number;
-  title: string;
-  views: number;
-  clicks: number;
-}
-
-/** The workspace's links with the most views from `fromDay` on. */
-export async function topLinksOfLabel(
-  db: Db,
-  workspaceId: number,
-  fromDay: string,
-  limit: number,
-): Promise<LinkPeriodCount[]> {
-  const rows = await db
-    .selectFrom('smart_link_days')
-    .innerJoin('smart_links', 'smart_links.id', 'smart_link_days.link_id')
-    .select([
-      'smart_links.id',
-      'smart_links.title',
-      (eb) => eb.fn.sum<number>('smart_link_days.views').as('views'),
-      (eb) => eb.fn.sum<number>('smart_link_days.clicks').as('clicks'),
-    ])
-    .where(ownedBy('smart_link_days', workspaceId))
-    .where(ownedBy('smart_links', workspaceId))
-    .where('smart_link_days.day', '>=', fromDay)
-    .groupBy(['smart_links.id', 'smart_links.title'])
-    .orderBy(sql`sum(smart_link_days.views)`, 'desc')
-    .orderBy('smart_links.id')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    title: row.title,
-    views: Number(row.views),
-    clicks: Number(row.clicks),
-  }));
-}
-
-export async function presavesSince(db: Db, workspaceId: number, fromIso: string): Promise<number> {
-  const row = await db
-    .selectFrom('smart_link_presaves')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where(ownedBy('smart_link_presaves', workspaceId))
-    .where('created_at', '>=', fromIso)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
 }
