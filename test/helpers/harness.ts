@@ -10,7 +10,7 @@ import type { Clock } from '../../src/clock.ts';
 import { type Env, loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import { createDatabase, createMemoryDatabase, type DatabaseHandle } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrateToLatest, migrateUpTo } from '../../src/db/migrate.ts';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limiter.ts';
 import { createKey } from '../../src/modules/keys/keys.service.ts';
 import { createLabel, type LabelView } from '../../src/modules/labels/labels.service.ts';
@@ -46,12 +46,16 @@ export interface TestDatabase extends DatabaseHandle {
 
 /**
  * A fresh, migrated database: in-memory SQLite, or a private schema in the local PostgreSQL server
- * that is dropped when the test ends.
+ * that is dropped when the test ends. `upTo` names the last migration to apply (default: all).
  */
-export async function openTestDatabase(t: TestContext): Promise<TestDatabase> {
+export async function openTestDatabase(t: TestContext, upTo?: string): Promise<TestDatabase> {
+  const migrate = (handle: DatabaseHandle) =>
+    upTo === undefined
+      ? migrateToLatest(handle.db, handle.dialect)
+      : migrateUpTo(handle.db, handle.dialect, upTo);
   if (TEST_DATABASE === 'sqlite') {
     const handle = createMemoryDatabase();
-    await migrateToLatest(handle.db, handle.dialect);
+    await migrate(handle);
     t.after(() => handle.destroy());
     return { ...handle, url: null };
   }
@@ -63,7 +67,7 @@ export async function openTestDatabase(t: TestContext): Promise<TestDatabase> {
   const url = new URL(TEST_POSTGRES_URL);
   url.searchParams.set('options', `-c search_path=${schema}`);
   const handle = createDatabase({ dataDir: tmpdir(), databaseUrl: url.toString() });
-  await migrateToLatest(handle.db, handle.dialect);
+  await migrate(handle);
   t.after(async () => {
     await handle.destroy();
     const dropper = new pg.Client({ connectionString: TEST_POSTGRES_URL });
