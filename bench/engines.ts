@@ -8,11 +8,9 @@
 // creates a database of its own and drops it at the end; Redis is BENCH_REDIS_URL (default
 // redis://127.0.0.1:6379). BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP and BENCH_CONNECTIONS change
 // the load (3 s, 3 rounds, 1 s, 50).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
-import { loadTlsMaterial } from '../src/tls.ts';
 import { type BenchDatabase, openBenchDatabase, openFreshPostgres, settle } from './catalog-database.ts';
 import {
   type Child,
@@ -45,6 +43,7 @@ import {
   ratioGoalLine,
   requestsPerSecond,
 } from './report.ts';
+import { selfSignedTls, type Tls } from './tls.ts';
 
 const settings = readLoadSettings({ durationS: 3, rounds: 3, warmupS: 1, connections: 50 });
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -94,11 +93,6 @@ async function startHello(run: Run, tls: Tls): Promise<Server> {
   const server = { child, origin: `https://${LOOPBACK}:${port}`, ca: tls.cert };
   await waitUntil(child, `${server.origin}/`, () => getOnce(server, '/', {}));
   return server;
-}
-
-interface Tls {
-  cert: string;
-  env: Record<string, string>;
 }
 
 /** Labeldesk serving HTTPS itself, as it does without a proxy, from the compiled build. */
@@ -173,15 +167,6 @@ function goalLines(measured: readonly Measured[]): string[] {
 }
 
 /** A self-signed pair for 127.0.0.1, made as the server makes its own, used by every server of the run. */
-async function tlsPair(run: Run): Promise<Tls> {
-  const material = await loadTlsMaterial(loadConfig({ LABELDESK_DATA_DIR: join(run.dir, 'tls-home') }));
-  const certFile = join(run.dir, 'cert.pem');
-  const keyFile = join(run.dir, 'key.pem');
-  writeFileSync(certFile, material.cert);
-  writeFileSync(keyFile, material.key, { mode: 0o600 });
-  return { cert: material.cert, env: { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile } };
-}
-
 function printReport(measured: readonly Measured[]): void {
   const lines = [
     '',
@@ -196,7 +181,7 @@ function printReport(measured: readonly Measured[]): void {
 
 async function benchmark(run: Run): Promise<boolean> {
   process.stderr.write(`Preparing ${run.dir}\n`);
-  const tls = await tlsPair(run);
+  const tls = await selfSignedTls(run.dir);
   const sqlite = await seededDatabase(run, 'sqlite', false);
   const postgres = await seededDatabase(run, 'postgres', true);
   const bare = await startHello(run, tls);
