@@ -19,6 +19,7 @@ import * as webhookAttemptWorkspace from './migrations/0011_webhook_attempt_work
 import * as cacheVersions from './migrations/0012_cache_versions.ts';
 import * as mediaLocks from './migrations/0013_media_locks.ts';
 import * as labelTraffic from './migrations/0014_label_traffic.ts';
+import * as labelTrafficCounts from './migrations/0015_label_traffic_counts.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -41,6 +42,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0012_cache_versions', cacheVersions],
   ['0013_media_locks', mediaLocks],
   ['0014_label_traffic', labelTraffic],
+  ['0015_label_traffic_counts', labelTrafficCounts],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

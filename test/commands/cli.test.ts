@@ -25,6 +25,7 @@ const MIGRATIONS = [
   '0012_cache_versions',
   '0013_media_locks',
   '0014_label_traffic',
+  '0015_label_traffic_counts',
 ];
 
 /** Commands that must fail, run side by side: each exits 1 with nothing on stdout and its one line on stderr. */

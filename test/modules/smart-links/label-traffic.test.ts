@@ -239,7 +239,10 @@ test("migration 0014 fills the label rollups with the sums of the links' counter
     [],
   );
 
-  assert.deepEqual(await migrateToLatest(database.db, database.dialect), ['0014_label_traffic']);
+  assert.deepEqual(await migrateToLatest(database.db, database.dialect), [
+    '0014_label_traffic',
+    '0015_label_traffic_counts',
+  ]);
   h.clock.advance(2 * DAY_MS);
 
   for (const { label } of [first, second]) {
