@@ -162,8 +162,9 @@ export async function signUpForPresave(
       created_at: at,
     });
     if (!added) return 'repeat';
-    await addPresaveToLabelDay(trx, link.label_id, utcDay(new Date(at)));
     const counted = await countPresave(trx, link);
+    // After the link's row, in the order a counted view takes the two.
+    await addPresaveToLabelDay(trx, link.label_id, utcDay(new Date(at)));
     const targets = await targetsOfLinks(trx, link.label_id, [link.id]);
     const smartLink = presentSmartLink(ctx.config, workspace, counted, targets, ctx.clock.now());
     await publish(
