@@ -32,7 +32,8 @@ import {
   ratioGoalLine,
   requestsPerSecond,
 } from './report.ts';
-import { cleanUpOnSignal, type Run, seededDatabase, startHello, startLabeldesk, tlsPair } from './servers.ts';
+import { cleanUpOnSignal, type Run, seededDatabase, startHello, startLabeldesk } from './servers.ts';
+import { selfSignedTls } from './tls.ts';
 
 const settings = readLoadSettings({ durationS: 3, rounds: 3, warmupS: 1, connections: 50 });
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -112,7 +113,7 @@ function printReport(measured: readonly Measured[]): void {
 
 async function benchmark(run: Run): Promise<boolean> {
   process.stderr.write(`Preparing ${run.dir}\n`);
-  const tls = await tlsPair(run);
+  const tls = await selfSignedTls(run.dir);
   const sqlite = await seededDatabase(run, 'engines_sqlite', null);
   const postgres = await seededDatabase(run, 'engines_postgres', POSTGRES_URL);
   const bare = await startHello(run, tls);

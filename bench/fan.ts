@@ -41,9 +41,9 @@ import {
   seededDatabase,
   startHello,
   startLabeldesk,
-  tlsPair,
   VIA_PROXY,
 } from './servers.ts';
+import { selfSignedTls } from './tls.ts';
 
 const settings = readLoadSettings({ durationS: 3, rounds: 3, warmupS: 1, connections: 50 });
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -145,7 +145,7 @@ function goalLines(measured: readonly Measured[]): string[] {
 
 async function benchmark(run: Run): Promise<boolean> {
   process.stderr.write(`Preparing ${run.dir}\n`);
-  const tls = await tlsPair(run);
+  const tls = await selfSignedTls(run.dir);
   const databases: Record<Engine, SeededDatabase> = {
     SQLite: await seededDatabase(run, 'fan_sqlite', null),
     PostgreSQL: await seededDatabase(run, 'fan_postgres', POSTGRES_URL),

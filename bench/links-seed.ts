@@ -21,10 +21,10 @@ export interface SeededTraffic {
   breakdownRows: number;
 }
 
-type Shares = ReadonlyArray<readonly [string, number]>;
+export type Shares = ReadonlyArray<readonly [string, number]>;
 
 /** Where the views come from: referring sites, a newsletter's utm_source, and direct. */
-const SOURCES: Shares = [
+export const SOURCES: Shares = [
   ['direct', 0.3],
   ['instagram.com', 0.18],
   ['tiktok.com', 0.14],
@@ -38,7 +38,7 @@ const SOURCES: Shares = [
   ['discord.com', 0.02],
   ['snapchat.com', 0.02],
 ];
-const DEVICES: Shares = [
+export const DEVICES: Shares = [
   ['mobile', 0.68],
   ['desktop', 0.24],
   ['tablet', 0.06],
@@ -57,7 +57,7 @@ const LANGUAGES: Shares = [
   ['tr', 0.03],
 ];
 /** UTC hours of a mostly European and American audience: busiest in the evening, quiet at dawn. */
-const HOURS: Shares = Array.from({ length: 24 }, (_, hour) => [
+export const HOURS: Shares = Array.from({ length: 24 }, (_, hour) => [
   String(hour).padStart(2, '0'),
   1 + 0.7 * Math.cos((2 * Math.PI * (hour - 20)) / 24),
 ]);
@@ -76,7 +76,7 @@ export const PLATFORM_SHARES: Shares = [
 export const DAYS_BEFORE_RELEASE = 14;
 
 /** `total` split in proportion to `weights`, in whole numbers that add up to it (largest remainder). */
-function apportion(total: number, weights: readonly number[]): number[] {
+export function apportion(total: number, weights: readonly number[]): number[] {
   const sum = weights.reduce((a, b) => a + b, 0);
   const exact = weights.map((weight) => (total * weight) / sum);
   const parts = exact.map(Math.floor);
@@ -98,7 +98,7 @@ function jittered(shares: Shares, random: () => number): number[] {
 }
 
 /** A few weeks of pre-save build-up, a peak on release day, a long tail, busier weekends. */
-function dayWeight(index: number, day: string, random: () => number): number {
+export function dayWeight(index: number, day: string, random: () => number): number {
   const sinceRelease = index - DAYS_BEFORE_RELEASE;
   const base = sinceRelease < 0 ? 0.3 + 0.05 * index : 0.25 + 4 * Math.exp(-sinceRelease / 21);
   const weekday = new Date(`${day}T00:00:00.000Z`).getUTCDay();
@@ -106,7 +106,7 @@ function dayWeight(index: number, day: string, random: () => number): number {
   return base * weekend * (0.85 + 0.3 * random());
 }
 
-function breakdownOf(dimension: Dimension, shares: Shares, total: number, random: () => number) {
+export function breakdownOf(dimension: Dimension, shares: Shares, total: number, random: () => number) {
   return apportion(total, jittered(shares, random)).flatMap((count, i): BreakdownCount[] => {
     const value = shares[i]?.[0];
     return count > 0 && value !== undefined ? [{ dimension, value, count }] : [];

@@ -1,26 +1,20 @@
 // What the benches that load real servers over HTTPS share (`bench:engines`, `bench:fan`): a run's
 // directory, children and databases; one self-signed pair for every server of the run; a bare
 // Fastify "hello" for reference; Labeldesk from the compiled build; and clean-up on Ctrl-C.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
-import { loadTlsMaterial } from '../src/tls.ts';
 import { type BenchDatabase, openBenchDatabase, openFreshPostgres, settle } from './catalog-database.ts';
 import { type Child, freePort, killChildNow, LOOPBACK, startNodeChild, waitUntil } from './children.ts';
 import { type HotPaths, seedHotPaths } from './hot-paths.ts';
 import { dataDirOf, openContext } from './in-process.ts';
 import { labeldeskEnv, REPO_ROOT } from './labeldesk.ts';
 import { getOnce, type Server } from './load.ts';
+import type { Tls } from './tls.ts';
 
 export interface Run {
   dir: string;
   children: Child[];
   databases: BenchDatabase[];
-}
-
-export interface Tls {
-  cert: string;
-  env: Record<string, string>;
 }
 
 export interface SeededDatabase extends HotPaths {
@@ -48,16 +42,6 @@ export async function seededDatabase(
   const seeded = await seedHotPaths(ctx);
   await settle(bench);
   return { url: bench.url, dataDir: dataDirOf(dir), bench, ...seeded };
-}
-
-/** A self-signed pair for 127.0.0.1, made as the server makes its own, used by every server of the run. */
-export async function tlsPair(run: Run): Promise<Tls> {
-  const material = await loadTlsMaterial(loadConfig({ LABELDESK_DATA_DIR: join(run.dir, 'tls-home') }));
-  const certFile = join(run.dir, 'cert.pem');
-  const keyFile = join(run.dir, 'key.pem');
-  writeFileSync(certFile, material.cert);
-  writeFileSync(keyFile, material.key, { mode: 0o600 });
-  return { cert: material.cert, env: { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile } };
 }
 
 /** A bare Fastify "hello": over HTTPS with the run's pair, or over plain HTTP without one. */

@@ -22,3 +22,15 @@ export function positiveInteger(name: string, fallback: number): number {
     throw new Error(`${name} must be a positive integer (got "${raw}")`);
   return value;
 }
+
+export type BenchEngine = 'sqlite' | 'postgres';
+
+/** BENCH_ENGINES: which engines a bench that runs both runs, in that order (`sqlite,postgres`). */
+export function benchEngines(): BenchEngine[] {
+  const raw = process.env.BENCH_ENGINES || 'sqlite,postgres';
+  const names = raw.split(',').map((name) => name.trim());
+  const engines = names.filter((name): name is BenchEngine => name === 'sqlite' || name === 'postgres');
+  if (engines.length === 0 || engines.length !== names.length)
+    throw new Error(`BENCH_ENGINES must list sqlite and/or postgres (got "${raw}")`);
+  return engines;
+}

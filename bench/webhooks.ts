@@ -41,10 +41,10 @@ import { type Child, cpuTimeMs, killChildNow, logTail, startNodeChild, stopChild
 import { openContext } from './in-process.ts';
 import { REPO_ROOT } from './labeldesk.ts';
 import { formatGrid, percentile } from './report.ts';
-import { positiveInteger, positiveNumber } from './settings.ts';
+import { type BenchEngine, benchEngines, positiveInteger, positiveNumber } from './settings.ts';
 import { type Arrival, asFromReceiver, type FromReceiver, type ToReceiver } from './webhook-messages.ts';
 
-type Engine = 'sqlite' | 'postgres';
+type Engine = BenchEngine;
 const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 /** Issue 18's goals: deliveries a second in the throughput phase, per engine. */
 const DELIVERIES_GOAL: Record<Engine, number> = { sqlite: 3000, postgres: 1500 };
@@ -70,15 +70,6 @@ interface Settings {
   profileDir: string | null;
 }
 
-function readEngines(): Engine[] {
-  const raw = process.env.BENCH_ENGINES || 'sqlite,postgres';
-  const names = raw.split(',').map((name) => name.trim());
-  const engines = names.filter((name): name is Engine => name === 'sqlite' || name === 'postgres');
-  if (engines.length === 0 || engines.length !== names.length)
-    throw new Error(`BENCH_ENGINES must list sqlite and/or postgres (got "${raw}")`);
-  return engines;
-}
-
 function readSettings(): Settings {
   const webhooks = positiveInteger('BENCH_WEBHOOKS', 5);
   // The Pro plan's limit: more would be refused by createWebhook.
@@ -93,7 +84,7 @@ function readSettings(): Settings {
       ? positiveInteger('BENCH_WORKER_CONCURRENCY', 64)
       : undefined,
     stallMs: positiveNumber('BENCH_STALL_SECONDS', 30) * 1000,
-    engines: readEngines(),
+    engines: benchEngines(),
     postgresUrl: process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     profileDir: process.env.BENCH_PROFILE_DIR ? resolve(process.env.BENCH_PROFILE_DIR) : null,
   };

@@ -1,4 +1,10 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import {
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResultSet,
+  Migrator,
+} from 'kysely';
 import * as platform from './migrations/0001_platform.ts';
 import * as catalog from './migrations/0002_catalog.ts';
 import * as catalogSearch from './migrations/0003_catalog_search.ts';
@@ -14,6 +20,7 @@ import * as cacheVersions from './migrations/0012_cache_versions.ts';
 import * as mediaLocks from './migrations/0013_media_locks.ts';
 import * as labelTraffic from './migrations/0014_label_traffic.ts';
 import * as linkPageVersions from './migrations/0015_link_page_versions.ts';
+import * as labelTrafficCounts from './migrations/0016_label_traffic_counts.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -37,6 +44,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0013_media_locks', mediaLocks],
   ['0014_label_traffic', labelTraffic],
   ['0015_link_page_versions', linkPageVersions],
+  ['0016_label_traffic_counts', labelTrafficCounts],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -51,18 +59,33 @@ class StaticMigrationProvider implements MigrationProvider {
   }
 }
 
-/** Brings the schema up to date; returns the names of the migrations it applied. */
-export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: Dialect): Promise<string[]> {
-  const migrator = new Migrator({
+async function migratorFor<DB>(db: Kysely<DB>, dialect: Dialect): Promise<Migrator> {
+  return new Migrator({
     db,
     provider: new StaticMigrationProvider(dialect),
     // Kysely looks for its tables in every schema when none is named, so tables of another
     // installation (or test run) in another schema of the database would be taken for ours.
     ...(dialect === 'postgres' && { migrationTableSchema: await currentSchema(db) }),
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+function applied(outcome: MigrationResultSet): string[] {
+  const { error, results } = outcome;
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? [])
     .filter((result) => result.status === 'Success')
     .map((result) => result.migrationName);
+}
+
+/** Brings the schema up to date; returns the names of the migrations it applied. */
+export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: Dialect): Promise<string[]> {
+  const migrator = await migratorFor(db, dialect);
+  return applied(await migrator.migrateToLatest());
+}
+
+/** Brings the schema up to the migration `name`, no further: how a test sees a migration fill old data. */
+export async function migrateUpTo<DB>(db: Kysely<DB>, dialect: Dialect, name: string): Promise<string[]> {
+  if (!MIGRATIONS.some(([known]) => known === name)) throw new Error(`no migration is named ${name}`);
+  const migrator = await migratorFor(db, dialect);
+  return applied(await migrator.migrateTo(name));
 }

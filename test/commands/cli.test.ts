@@ -26,6 +26,7 @@ const MIGRATIONS = [
   '0013_media_locks',
   '0014_label_traffic',
   '0015_link_page_versions',
+  '0016_label_traffic_counts',
 ];
 
 /** Commands that must fail, run side by side: each exits 1 with nothing on stdout and its one line on stderr. */

@@ -10,7 +10,7 @@ import type { Clock } from '../../src/clock.ts';
 import { type Env, loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import { createDatabase, createMemoryDatabase, type DatabaseHandle } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrateToLatest, migrateUpTo } from '../../src/db/migrate.ts';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limiter.ts';
 import { createKey } from '../../src/modules/keys/keys.service.ts';
 import { createLabel, type LabelView } from '../../src/modules/labels/labels.service.ts';
@@ -46,19 +46,25 @@ export interface TestDatabase extends DatabaseHandle {
 
 /**
  * A fresh, migrated database: in-memory SQLite, or a private schema in the local PostgreSQL server
- * that is dropped when the test ends.
+ * that is dropped when the test ends. `upTo` names the last migration to apply (default: all).
  */
-export async function openTestDatabase(t: TestContext): Promise<TestDatabase> {
-  const { database, dispose } = await createTestDatabase();
+export async function openTestDatabase(t: TestContext, upTo?: string): Promise<TestDatabase> {
+  const { database, dispose } = await createTestDatabase(upTo);
   t.after(dispose);
   return database;
 }
 
 /** A fresh, migrated database and what removes it, for a caller that must close things before. */
-async function createTestDatabase(): Promise<{ database: TestDatabase; dispose: () => Promise<void> }> {
+async function createTestDatabase(
+  upTo?: string,
+): Promise<{ database: TestDatabase; dispose: () => Promise<void> }> {
+  const migrate = (handle: DatabaseHandle) =>
+    upTo === undefined
+      ? migrateToLatest(handle.db, handle.dialect)
+      : migrateUpTo(handle.db, handle.dialect, upTo);
   if (TEST_DATABASE === 'sqlite') {
     const handle = createMemoryDatabase();
-    await migrateToLatest(handle.db, handle.dialect);
+    await migrate(handle);
     return { database: { ...handle, url: null }, dispose: () => handle.destroy() };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
@@ -69,7 +75,7 @@ async function createTestDatabase(): Promise<{ database: TestDatabase; dispose: 
   const url = new URL(TEST_POSTGRES_URL);
   url.searchParams.set('options', `-c search_path=${schema}`);
   const handle = createDatabase({ dataDir: tmpdir(), databaseUrl: url.toString() });
-  await migrateToLatest(handle.db, handle.dialect);
+  await migrate(handle);
   const dispose = async () => {
     await handle.destroy();
     const dropper = new pg.Client({ connectionString: TEST_POSTGRES_URL });

@@ -13,7 +13,6 @@ import {
   type Device,
   dailySeries,
   daysOfLabel,
-  presavesSince,
   ranked,
   smartLinksOfRelease,
   smartLinkTotalCount,
@@ -108,15 +107,15 @@ export async function labelSummary(
 ): Promise<SummaryView> {
   const period = periodDays(ctx, days);
   const from = period[0] ?? utcDay(ctx.clock.now());
-  const [releases, linkCount, daily, presaves, top] = await Promise.all([
+  const [releases, linkCount, daily, top] = await Promise.all([
     releasesByStatus(ctx, workspace),
     smartLinkTotalCount(ctx.db, workspace.id),
     daysOfLabel(ctx.db, workspace.id, from),
-    presavesSince(ctx.db, workspace.id, `${from}T00:00:00.000Z`),
     topLinksOfLabel(ctx.db, workspace.id, from, TOP_LINKS),
   ]);
   const views = daily.reduce((sum, day) => sum + day.views, 0);
   const clicks = daily.reduce((sum, day) => sum + day.clicks, 0);
+  const presaves = daily.reduce((sum, day) => sum + day.presaves, 0);
   return {
     period_days: days,
     releases,

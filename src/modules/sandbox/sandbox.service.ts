@@ -6,6 +6,7 @@ import type { Workspace } from '../../db/scope.ts';
 import { errors } from '../../errors.ts';
 import { findSandboxOf, getLabel } from '../labels/index.ts';
 import { queueMediaCollection } from '../media/index.ts';
+import { forgetLabelTraffic } from '../smart-links/index.ts';
 import {
   claimCatalogCopy,
   copyArtists,
@@ -53,6 +54,7 @@ export async function resetSandbox(ctx: AppContext, labelId: number): Promise<{ 
   const files = await sandboxFiles(ctx.db, sandbox.id);
   await snapshotTransaction(ctx.db, ctx.dialect).execute(async (trx) => {
     await dropSandboxCatalog(trx, sandbox.id);
+    await forgetLabelTraffic(trx, sandbox.id);
     await markCatalogCopied(trx, sandbox.id, isoNow(ctx.clock));
     await copyCatalog(trx, label.id, sandbox.id);
     await queueMediaCollection(trx, files, ctx.clock.now());

@@ -1,8 +1,8 @@
+export { breakdownOfLabel, daysOfLabel, forgetLabelTraffic, topLinksOfLabel } from './label-traffic.store.ts';
 export { flushPendingCounts } from './link-counts.ts';
 export { linkPagesRoutes } from './link-pages.routes.ts';
 export { DEVICES, type Device } from './link-pages.visitor.ts';
 export { dailySeries, ranked } from './link-stats.service.ts';
-export { breakdownOfLabel, daysOfLabel, presavesSince, topLinksOfLabel } from './link-stats.store.ts';
 export { smartLinkUrl } from './smart-links.addresses.ts';
 export { smartLinksRoutes } from './smart-links.routes.ts';
 export { disabledSmartLinks, smartLinksOfRelease, smartLinkTotalCount } from './smart-links.store.ts';

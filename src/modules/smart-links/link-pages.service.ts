@@ -12,6 +12,7 @@ import { masterSecret } from '../../master-secret.ts';
 import { publish } from '../events/index.ts';
 import { workspaceOfLabel } from '../labels/index.ts';
 import { platformName } from '../platforms/index.ts';
+import { addPresaveToLabelDay } from './label-traffic.store.ts';
 import { linkCountsOf } from './link-counts.ts';
 import {
   type LinkPage,
@@ -213,6 +214,8 @@ export async function signUpForPresave(
     });
     if (!added) return 'repeat';
     const counted = await countPresave(trx, link);
+    // After the link's row, in the order a counted view takes the two.
+    await addPresaveToLabelDay(trx, link.label_id, utcDay(new Date(at)));
     const targets = await targetsOfLinks(trx, link.label_id, [link.id]);
     const smartLink = presentSmartLink(ctx.config, workspace, counted, targets, ctx.clock.now());
     await publish(
