@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { cacheLoads } from '../../../src/db/read-cache.ts';
 import { givenRelease } from '../../helpers/catalog.ts';
-import { BASE_URL, buildHarness, call, givenCaller, type Harness } from '../../helpers/harness.ts';
+import { buildHarness, call, givenCaller, type Harness } from '../../helpers/harness.ts';
 import { givenLink, type Link, open, SPOTIFY_URL, stats } from './link-pages.fixtures.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -82,10 +82,7 @@ test('an edit through the API shows on the next request: title, targets, slug, d
     targets: [{ platform: 'deezer', url: 'https://www.deezer.com/album/302127' }],
   });
   const html = (await open(h, page)).body;
-  assert.ok(
-    html.includes(`${BASE_URL}${page}/go/deezer`) && !html.includes('/go/spotify'),
-    'the new buttons',
-  );
+  assert.ok(html.includes(`"${page}/go/deezer"`) && !html.includes('/go/spotify'), 'the new buttons');
   assert.equal((await open(h, `${page}/go/spotify`)).statusCode, 404, 'a removed target');
   assert.equal((await open(h, `${page}/go/deezer`)).statusCode, 302, 'an added target');
 

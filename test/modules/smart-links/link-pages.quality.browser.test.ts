@@ -28,6 +28,8 @@ const SLOW_4G = {
 };
 const CPU_SLOWDOWN = 4;
 const LCP_BUDGET_MS = 1000;
+/** Loads measured; the median is judged. */
+const LCP_LOADS = 3;
 
 const EVERY_PLATFORM = PLATFORM_KEYS.map((platform) => ({
   platform,
@@ -209,19 +211,33 @@ test('smart-link pages in Chromium: accessible in every state, working without s
       const preview = await newPage(browser, cleanups, PHONE);
       await preview.goto(presave.url, { waitUntil: 'load' });
 
-      const page = await newPage(browser, cleanups, PHONE);
-      const cdp = await page.context().newCDPSession(page);
-      await cdp.send('Network.enable');
-      await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
-      await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
-      await page.goto(presave.url, { waitUntil: 'load' });
-      const timings = await paintTimings(page);
+      // Each load is a new fan (a fresh context, nothing cached); the median of a few loads is the
+      // page's figure, where one load is at the mercy of whatever else the machine is doing.
+      const loads: PaintTimings[] = [];
+      for (let load = 0; load < LCP_LOADS; load++) {
+        const page = await newPage(browser, cleanups, PHONE);
+        const cdp = await page.context().newCDPSession(page);
+        await cdp.send('Network.enable');
+        await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
+        await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
+        await page.goto(presave.url, { waitUntil: 'load' });
+        loads.push(await paintTimings(page));
+      }
       t.diagnostic(
-        `LCP ${Math.round(timings.lcp)} ms on <${timings.lcpElement}>, layout shift ${timings.layoutShift}`,
+        loads
+          .map(
+            (timings) =>
+              `LCP ${Math.round(timings.lcp)} ms on <${timings.lcpElement}>, layout shift ${timings.layoutShift}`,
+          )
+          .join('; '),
       );
-      assert.equal(timings.lcpElement, 'IMG', 'the cover is the largest paint');
-      assert.ok(timings.lcp < LCP_BUDGET_MS, `LCP ${Math.round(timings.lcp)} ms`);
-      assert.equal(timings.layoutShift, 0, 'nothing moves when the cover arrives');
+      for (const timings of loads) {
+        assert.equal(timings.lcpElement, 'IMG', 'the cover is the largest paint');
+        assert.equal(timings.layoutShift, 0, 'nothing moves when the cover arrives');
+      }
+      const median =
+        loads.map((timings) => timings.lcp).sort((a, b) => a - b)[Math.floor(LCP_LOADS / 2)] ?? Infinity;
+      assert.ok(median < LCP_BUDGET_MS, `median LCP ${Math.round(median)} ms`);
     },
   );
 });
