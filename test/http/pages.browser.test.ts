@@ -62,7 +62,7 @@ test('pages render under their Content-Security-Policy in Chromium', async (t) =
     await page.goto(`${origin}/l/${code}`);
     const styled = await page.evaluate(() => {
       const main = document.querySelector('main');
-      const button = document.querySelector('.btn');
+      const button = document.querySelector('nav a');
       return {
         radius: main ? getComputedStyle(main).borderRadius : null,
         button: button ? getComputedStyle(button).backgroundColor : null,
