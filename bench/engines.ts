@@ -1,17 +1,3 @@
-// `npm run bench:engines` (also part of `npm run bench`): the same requests on each engine, in one run
-// on one machine, over HTTPS with 50 connections: a bare Fastify "hello" for reference, then Labeldesk
-// on SQLite, on PostgreSQL, and on PostgreSQL with Redis (the shared rate limits), each for GET /me,
-// GET /releases?per_page=20 and a smart-link page view. The scenarios take turns round after round,
-// and each goal is judged on the median of the rounds' ratios, so the machine's drift hits all alike.
-//
-// PostgreSQL is BENCH_POSTGRES_URL (default the local server's `postgres` database), where the run
-// creates a database of its own and drops it at the end; Redis is BENCH_REDIS_URL (default
-// redis://127.0.0.1:6379). BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP and BENCH_CONNECTIONS change
-// the load (3 s, 3 rounds, 1 s, 50).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stopChild } from './children.ts';
 import type { HotPaths } from './hot-paths.ts';
 import { failedLogLines } from './labeldesk.ts';
 import {
@@ -32,7 +18,7 @@ import {
   ratioGoalLine,
   requestsPerSecond,
 } from './report.ts';
-import { cleanUpOnSignal, type Run, seededDatabase, startHello, startLabeldesk } from './servers.ts';
+import { type Run, runServerBench, seededDatabase, startHello, startLabeldesk } from './servers.ts';
 import { selfSignedTls } from './tls.ts';
 
 const settings = readLoadSettings({ durationS: 3, rounds: 3, warmupS: 1, connections: 50 });
@@ -158,27 +144,4 @@ async function benchmark(run: Run): Promise<boolean> {
   return false;
 }
 
-function reportFailure(error: unknown): number {
-  process.stderr.write(`bench:engines: ${error instanceof Error ? error.message : String(error)}\n`);
-  return 1;
-}
-
-async function main(): Promise<number> {
-  const run: Run = {
-    dir: mkdtempSync(join(tmpdir(), 'labeldesk-bench-engines-')),
-    children: [],
-    databases: [],
-  };
-  cleanUpOnSignal(run);
-  try {
-    return (await benchmark(run)) ? 0 : 1;
-  } catch (error) {
-    return reportFailure(error);
-  } finally {
-    await Promise.all(run.children.map(stopChild));
-    await Promise.allSettled(run.databases.map((bench) => bench.drop()));
-    rmSync(run.dir, { recursive: true, force: true });
-  }
-}
-
-process.exit(await main().catch(reportFailure));
+process.exit(await runServerBench('engines', benchmark));

@@ -1,23 +1,3 @@
-// `npm run bench:fan`: a smart link's public page and its redirect (a button) under a crowd of fans,
-// with 50 connections, against a bare Fastify "hello" in the same run, on SQLite and on PostgreSQL
-// (issue 19). Every request comes from another client address with a browser's headers, so every
-// answered view and click is one the counting rules accept; once the servers have stopped (SIGTERM,
-// which flushes what they hold), the link's counters must have grown by what was answered in a last
-// phase that sends an exact number of requests (a timed round leaves requests in flight when it ends,
-// which the server answers and counts but the load generator never hears of).
-//
-// A client address of its own per request needs a trusted proxy's X-Forwarded-For, so Labeldesk runs
-// as it does behind one (TRUST_PROXY=1, plain HTTP on the loopback address, TLS ending at the proxy).
-// The goals are judged against bare Fastify over plain HTTP, which costs what Labeldesk's side does
-// here; the ratio to bare Fastify over HTTPS (the issue's reference, whose TLS Labeldesk does not pay
-// here) is printed beside it.
-//
-// PostgreSQL is BENCH_POSTGRES_URL (default the local server's `postgres` database), where the run
-// creates a database of its own and drops it at the end. BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP
-// and BENCH_CONNECTIONS change the load (3 s, 3 rounds, 1 s, 50).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Result } from 'autocannon';
 import { stopChild } from './children.ts';
@@ -35,8 +15,8 @@ import {
 } from './load.ts';
 import { failuresOf, formatRatio, formatTable, type Measured, ratioGoalLine } from './report.ts';
 import {
-  cleanUpOnSignal,
   type Run,
+  runServerBench,
   type SeededDatabase,
   seededDatabase,
   startHello,
@@ -197,23 +177,4 @@ async function benchmark(run: Run): Promise<boolean> {
   return false;
 }
 
-function reportFailure(error: unknown): number {
-  process.stderr.write(`bench:fan: ${error instanceof Error ? error.message : String(error)}\n`);
-  return 1;
-}
-
-async function main(): Promise<number> {
-  const run: Run = { dir: mkdtempSync(join(tmpdir(), 'labeldesk-bench-fan-')), children: [], databases: [] };
-  cleanUpOnSignal(run);
-  try {
-    return (await benchmark(run)) ? 0 : 1;
-  } catch (error) {
-    return reportFailure(error);
-  } finally {
-    await Promise.all(run.children.map(stopChild));
-    await Promise.allSettled(run.databases.map((bench) => bench.drop()));
-    rmSync(run.dir, { recursive: true, force: true });
-  }
-}
-
-process.exit(await main().catch(reportFailure));
+process.exit(await runServerBench('fan', benchmark));

@@ -1,10 +1,19 @@
 // What the benches that load real servers over HTTPS share (`bench:engines`, `bench:fan`): a run's
 // directory, children and databases; one self-signed pair for every server of the run; a bare
 // Fastify "hello" for reference; Labeldesk from the compiled build; and clean-up on Ctrl-C.
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BenchDatabase, openBenchDatabase, openFreshPostgres, settle } from './catalog-database.ts';
-import { type Child, freePort, killChildNow, LOOPBACK, startNodeChild, waitUntil } from './children.ts';
+import {
+  type Child,
+  freePort,
+  killChildNow,
+  LOOPBACK,
+  startNodeChild,
+  stopChild,
+  waitUntil,
+} from './children.ts';
 import { type HotPaths, seedHotPaths } from './hot-paths.ts';
 import { dataDirOf, openContext } from './in-process.ts';
 import { labeldeskEnv, REPO_ROOT } from './labeldesk.ts';
@@ -92,7 +101,7 @@ export async function startLabeldesk(
 }
 
 /** Ctrl-C or a kill must not leave servers listening, a database or the temporary dir behind. */
-export function cleanUpOnSignal(run: Run): void {
+function cleanUpOnSignal(run: Run): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       for (const child of run.children) killChildNow(child);
@@ -101,5 +110,34 @@ export function cleanUpOnSignal(run: Run): void {
         process.exit(1);
       });
     });
+  }
+}
+
+/**
+ * Runs a bench of server children in a run of its own, and cleans up after it however it ends: the
+ * exit code is 0 when `benchmark` says every check held.
+ */
+export async function runServerBench(
+  name: string,
+  benchmark: (run: Run) => Promise<boolean>,
+): Promise<number> {
+  const reportFailure = (error: unknown): number => {
+    process.stderr.write(`bench:${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  };
+  const run: Run = {
+    dir: mkdtempSync(join(tmpdir(), `labeldesk-bench-${name}-`)),
+    children: [],
+    databases: [],
+  };
+  cleanUpOnSignal(run);
+  try {
+    return (await benchmark(run)) ? 0 : 1;
+  } catch (error) {
+    return reportFailure(error);
+  } finally {
+    await Promise.all(run.children.map(stopChild));
+    await Promise.allSettled(run.databases.map((bench) => bench.drop()));
+    rmSync(run.dir, { recursive: true, force: true });
   }
 }

@@ -14,7 +14,6 @@ import {
 } from './link-pages.render.ts';
 import {
   linkPage,
-  openLink,
   openServedLink,
   type PresaveOutcome,
   recordClick,
@@ -81,7 +80,7 @@ function notFound(reply: FastifyReply): FastifyReply {
 
 /** The link at a page address, or null for an address no link can have. */
 function openAddress(ctx: AppContext, address: string) {
-  return ADDRESS.test(address) ? openLink(ctx, address) : Promise.resolve(null);
+  return ADDRESS.test(address) ? openServedLink(ctx, address) : null;
 }
 
 /** `utm_source` as sent once (a repeated parameter counts by its first value). */
@@ -145,7 +144,7 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       }),
       async (request, reply) => {
         const { address } = request.params;
-        const served = ADDRESS.test(address) ? await openServedLink(ctx, address) : null;
+        const served = await openAddress(ctx, address);
         if (!served) return notFound(reply);
         if (isPersonVisit(request.method, request.headers)) {
           recordView(

@@ -74,11 +74,6 @@ export function openServedLink(ctx: AppContext, address: string): MaybePromise<S
   );
 }
 
-/** The enabled link at this address with its targets, or null: the page answers 404. */
-export async function openLink(ctx: AppContext, address: string): Promise<OpenLink | null> {
-  return openServedLink(ctx, address);
-}
-
 async function loadServedLink(ctx: AppContext, address: string): Promise<ServedLink | null> {
   const open = await findEnabledLinkByAddress(ctx.db, address);
   if (!open) return null;
