@@ -51,7 +51,7 @@ export async function subscribersOf(trx: Db, workspace: Workspace, event: EventK
 }
 
 function deliveryJob(to: Subscriber, eventId: number, at: Date, options: { redelivery?: true } = {}) {
-  return { ...firstDelivery(to, at, options), payload: { ...payloadOf(to, options), event_id: eventId } };
+  return jobFor(to, at, { ...payloadOf(to, options), event_id: eventId });
 }
 
 /** A delivery's payload but for its event's id. */
@@ -59,8 +59,8 @@ function payloadOf(to: Subscriber, options: { redelivery?: true } = {}): Omit<De
   return { delivery_id: randomUUID(), webhook_id: to.webhookId, ...options };
 }
 
-function firstDelivery(to: Subscriber, at: Date, options: { redelivery?: true } = {}) {
-  return { kind: DELIVERY_JOB, payload: payloadOf(to, options), runAt: at, group: `label:${to.labelId}` };
+function jobFor<P>(to: Subscriber, at: Date, payload: P) {
+  return { kind: DELIVERY_JOB, payload, runAt: at, group: `label:${to.labelId}` };
 }
 
 /**
@@ -68,7 +68,7 @@ function firstDelivery(to: Subscriber, at: Date, options: { redelivery?: true } 
  * event's id, which the insert adds (`insertEventInSequence`).
  */
 export function deliveriesOfNewEvent(subscribers: readonly Subscriber[], at: Date): NewJob[] {
-  return subscribers.map((subscriber) => firstDelivery(subscriber, at));
+  return subscribers.map((subscriber) => jobFor(subscriber, at, payloadOf(subscriber)));
 }
 
 /** Queues one delivery of an event to one webhook (a test, a redelivery); returns its delivery id. */
