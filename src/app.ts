@@ -17,6 +17,7 @@ import { ErrorBody } from './http/schemas.ts';
 import { buildSerializer } from './http/serialization.ts';
 import { textInputPlugin } from './http/text-input.ts';
 import { buildValidator } from './http/validation.ts';
+import { rangeMatcher } from './lib/ip-allow-list.ts';
 import { analyticsRoutes } from './modules/analytics/index.ts';
 import { artistsRoutes } from './modules/artists/index.ts';
 import { coverFilesRoutes, coversRoutes } from './modules/covers/index.ts';
@@ -66,6 +67,7 @@ function authHooks(ctx: AppContext): AuthHooks {
 
 /** Fastify with the cross-cutting http/ plugins and every module; it does not listen. */
 export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyInstance> {
+  const isTrustedProxy = ctx.config.trustProxy ? rangeMatcher(ctx.config.trustProxy) : null;
   const options: FastifyServerOptions = {
     // Fastify's own logger costs a large share of a small request even with request logging off;
     // the one line per request is written by the conventions plugin with `deps.log` instead.
@@ -74,7 +76,8 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
     // Only the named proxies speak for a client: the client address is the last one in
     // X-Forwarded-For that no trusted proxy holds, and a peer outside the list is a direct client
     // whose X-Forwarded-* headers are ignored (else it could open allow-lists and per-address limits).
-    trustProxy: ctx.config.trustProxy ? [...ctx.config.trustProxy] : false,
+    // A predicate rather than the ranges, so that each peer address is parsed once, not per request.
+    trustProxy: isTrustedProxy ?? false,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     // A request that reached a closing server on an open connection is answered (with
@@ -94,7 +97,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
   app.addSchema(ErrorBody);
   const log = deps.log ?? null;
   await app.register(errorHandlerPlugin, { log });
-  await app.register(conventionsPlugin, { trustedProxies: ctx.config.trustProxy, log });
+  await app.register(conventionsPlugin, { isTrustedProxy, log });
   await app.register(authPlugin, { ctx, hooks: authHooks(ctx), limiter: deps.limiter, log });
   await app.register(idempotencyPlugin, { ctx });
   await app.register(etagPlugin);

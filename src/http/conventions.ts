@@ -1,10 +1,7 @@
-import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import { errors } from '../errors.ts';
-import { parseAllowEntry } from '../lib/ip-allow-list.ts';
 import { carriesSandboxKey } from './bearer.ts';
 
 declare module 'fastify' {
@@ -18,17 +15,6 @@ export const API_VERSION = '1.1.0';
 
 /** A year, the value browsers' preload rules ask for; subdomains are left to whoever owns them. */
 const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
-
-/** The TRUST_PROXY ranges as a predicate; an IPv4-mapped IPv6 peer is the IPv4 address it carries. */
-function proxyMatcher(ranges: readonly string[] | null): (address: string | undefined) => boolean {
-  if (ranges === null) return () => false;
-  const parsed = ranges.map(parseAllowEntry);
-  return (address) => {
-    if (address === undefined || isIP(address) === 0) return false;
-    const peer = ipaddr.process(address);
-    return parsed.some(([range, bits]) => peer.kind() === range.kind() && peer.match(range, bits));
-  };
-}
 
 /** The protocol the nearest proxy saw (a proxy appends its own to what came before it). */
 function forwardedProto(request: FastifyRequest): string | undefined {
@@ -67,9 +53,12 @@ export function setStandardHeaders(request: FastifyRequest, reply: FastifyReply)
  * with its id, the key prefix and the label.
  */
 export const conventionsPlugin = fp(
-  async (app: FastifyInstance, opts: { trustedProxies: readonly string[] | null; log: Logger | null }) => {
-    app.decorate('isTrustedProxy', proxyMatcher(opts.trustedProxies));
-    const httpsOnly = opts.trustedProxies !== null;
+  async (
+    app: FastifyInstance,
+    opts: { isTrustedProxy: ((address: string | undefined) => boolean) | null; log: Logger | null },
+  ) => {
+    app.decorate('isTrustedProxy', opts.isTrustedProxy ?? (() => false));
+    const httpsOnly = opts.isTrustedProxy !== null;
     // Callback-style hooks: on every request, a promise per hook is a cost worth avoiding.
     app.addHook('onRequest', (request, reply, done) => {
       setStandardHeaders(request, reply);

@@ -8,7 +8,8 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** HEAD answers as GET does, without the body. */
 const CONDITIONAL_METHODS: readonly string[] = ['GET', 'HEAD'];
 
-function etagOf(payload: string | Buffer): string {
+/** A strong tag naming exactly this body: a route that keeps a body keeps its tag with it. */
+export function etagOf(payload: string | Buffer): string {
   return `"${hash('sha1', payload, 'base64url')}"`;
 }
 

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { remembered } from './remembered.ts';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Range = [Address, number];
@@ -39,6 +40,22 @@ export function addressAllowed(entries: readonly string[], address: string): boo
     const [range, bits] = parseAllowEntry(entry);
     return client.kind() === range.kind() && client.match(range, bits);
   });
+}
+
+/**
+ * The ranges as a predicate on addresses as Node reports them (an IPv4-mapped IPv6 address is the
+ * IPv4 address it carries); always false without ranges. Answers are remembered: it runs on every
+ * request, and the peers it is asked about (the proxies) are few.
+ */
+export function rangeMatcher(ranges: readonly string[] | null): (address: string | undefined) => boolean {
+  if (ranges === null) return () => false;
+  const parsed = ranges.map(parseAllowEntry);
+  const matches = remembered(1000, (address) => {
+    if (isIP(address) === 0) return false;
+    const peer = ipaddr.process(address);
+    return parsed.some(([range, bits]) => peer.kind() === range.kind() && peer.match(range, bits));
+  });
+  return (address) => address !== undefined && matches(address);
 }
 
 /**

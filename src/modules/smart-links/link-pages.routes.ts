@@ -61,7 +61,12 @@ export function pageMount(config: Pick<Config, 'baseUrl' | 'shortLinkBase'>): {
   };
 }
 
-function sendPage(reply: FastifyReply, status: number, html: string, securityPolicy: string): FastifyReply {
+function sendPage(
+  reply: FastifyReply,
+  status: number,
+  html: string | Buffer,
+  securityPolicy: string,
+): FastifyReply {
   return reply
     .code(status)
     .type(HTML)
@@ -154,7 +159,13 @@ export function linkPagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             request.ip,
           );
         }
-        return sendPage(reply, 200, served.page.html, served.page.securityPolicy);
+        // Tagged as it was rendered: the body is not hashed again for every view.
+        return sendPage(
+          reply.header('etag', served.page.etag),
+          200,
+          served.page.html,
+          served.page.securityPolicy,
+        );
       },
     );
 

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { coverUrl, coverVariantUrl, type VariantWidth } from '../../core/covers.ts';
 import { findLabel, shareLockLabel } from '../../core/labels.ts';
 import { addressSubject, linkSubject, readCache, releaseSubject } from '../../db/read-cache.ts';
+import { etagOf } from '../../http/etag.ts';
 import { utcDay } from '../../lib/dates.ts';
 import type { MaybePromise } from '../../lib/maybe-promise.ts';
 import { deriveKey, seal } from '../../lib/secret-box.ts';
@@ -43,10 +44,12 @@ export interface OpenLink {
   targets: TargetRow[];
 }
 
-/** A link's page as served to everyone: rendered once, with its Content-Security-Policy. */
+/** A link's page as served to everyone: rendered once, with its Content-Security-Policy and tag. */
 export interface RenderedPage {
-  html: string;
+  /** Encoded once: a string would be measured and encoded again for every view. */
+  html: Buffer;
   securityPolicy: string;
+  etag: string;
 }
 
 export interface ServedLink extends OpenLink {
@@ -78,9 +81,10 @@ async function loadServedLink(ctx: AppContext, address: string): Promise<ServedL
   const open = await findEnabledLinkByAddress(ctx.db, address);
   if (!open) return null;
   const page = linkPage(ctx, open);
+  const html = Buffer.from(renderLinkPage(page));
   return {
     ...open,
-    page: { html: renderLinkPage(page), securityPolicy: linkPageSecurityPolicy(page) },
+    page: { html, securityPolicy: linkPageSecurityPolicy(page), etag: etagOf(html) },
     turnsAt: page.presave.kind === 'form' ? Date.parse(`${open.link.release_date}T00:00:00.000Z`) : null,
   };
 }

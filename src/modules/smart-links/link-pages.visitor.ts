@@ -41,8 +41,11 @@ function isPrefetch(headers: IncomingHttpHeaders): boolean {
 export function isPersonVisit(method: string, headers: IncomingHttpHeaders): boolean {
   if (method.toUpperCase() === 'HEAD' || isPrefetch(headers)) return false;
   const userAgent = headerText(headers, 'user-agent').trim();
-  return userAgent !== '' && !isbot(userAgent);
+  return userAgent !== '' && !isBotAgent(userAgent);
 }
+
+/** isbot's pattern is long, and most views of a link come from a handful of browser versions. */
+const isBotAgent = remembered(500, isbot);
 
 export function describeVisit(
   headers: IncomingHttpHeaders,
@@ -50,9 +53,9 @@ export function describeVisit(
   ownHosts: readonly string[],
 ): Visit {
   return {
-    source: utmSourceName(utmSource) ?? refererHost(headerText(headers, 'referer'), ownHosts) ?? 'direct',
+    source: utmSourceName(utmSource) ?? referringSite(ownHosts)(headerText(headers, 'referer')) ?? 'direct',
     device: deviceOf(headerText(headers, 'user-agent').trim()),
-    language: preferredLanguage(headerText(headers, 'accept-language')),
+    language: languageOf(headerText(headers, 'accept-language')),
   };
 }
 
@@ -80,6 +83,18 @@ function refererHost(referer: string, ownHosts: readonly string[]): string | und
   if (own.has(withoutWww(url.host)) || own.has(withoutWww(url.hostname))) return undefined;
   const host = withoutWww(url.hostname);
   return host.length <= MAX_HOST_LENGTH ? host : undefined;
+}
+
+const referringSites = new WeakMap<readonly string[], (referer: string) => string | undefined>();
+
+/** `refererHost` for these hosts of ours, remembered: a link's views come from a few sites' addresses. */
+function referringSite(ownHosts: readonly string[]): (referer: string) => string | undefined {
+  let site = referringSites.get(ownHosts);
+  if (!site) {
+    site = remembered(500, (referer) => refererHost(referer, ownHosts));
+    referringSites.set(ownHosts, site);
+  }
+  return site;
 }
 
 function parseHttpUrl(text: string): URL | undefined {
@@ -156,3 +171,6 @@ function preferredLanguage(acceptLanguage: string): string {
   }
   return best?.language ?? 'unknown';
 }
+
+/** Browsers send a few Accept-Language values, each the same on every request. */
+const languageOf = remembered(500, preferredLanguage);

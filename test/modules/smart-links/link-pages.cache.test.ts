@@ -1,5 +1,6 @@
 // The smart-link page served from memory (issue 19): what a view reads, and what makes it read again.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
@@ -55,6 +56,29 @@ test('a page seen once is served from memory: views, clicks and the pre-save add
     'every view and click counted',
   );
   assert.equal(await latestBump(h), bumpsBefore, 'counting bumped no version');
+});
+
+test("a kept page carries its body's tag: a revisit with it is a bodiless 304, and an edit changes it", async (t) => {
+  const h = await buildHarness(t);
+  const { key } = await givenCaller(h);
+  const link = await givenLink(h, key);
+  const page = `/l/${link.code}`;
+  await kept(h, page);
+  const first = await open(h, page);
+  assert.equal(first.statusCode, 200);
+  assert.equal(first.headers.etag, `"${createHash('sha1').update(first.rawPayload).digest('base64url')}"`);
+  assert.equal(first.headers['content-length'], String(first.rawPayload.length));
+
+  const revisit = await open(h, page, { 'if-none-match': String(first.headers.etag) });
+  assert.equal(revisit.statusCode, 304);
+  assert.equal(revisit.body, '');
+  assert.equal(revisit.headers.etag, first.headers.etag);
+
+  await patch(h, key, link, { title: 'Morning Drive' });
+  const edited = await open(h, page, { 'if-none-match': String(first.headers.etag) });
+  assert.equal(edited.statusCode, 200, 'the old tag names the old page');
+  assert.ok(edited.body.includes('Morning Drive'));
+  assert.notEqual(edited.headers.etag, first.headers.etag);
 });
 
 /** The last version bumped (migrations 0012 and 0015), as text: a bigint on PostgreSQL. */
