@@ -208,15 +208,13 @@ export class LinkCounts {
       await this.flushAll();
       if (shared) await this.chain(async () => this.writeShared(shared, await shared.pendingLabels()));
     } catch (error) {
-      if (shared && this.pendingIncrements > 0)
-        await this.chain(() => this.writeMemory(null)).catch(() => undefined);
+      // Redis away: what this process holds goes to the database directly.
+      if (shared) await this.chain(() => this.writeMemory(null)).catch(() => undefined);
       if (this.pendingIncrements > 0) {
         warn(
           `${this.pendingIncrements} views and clicks could not be written before the process exits`,
           error,
         );
-      } else if (shared) {
-        warn('counts taken from Redis could not be written: another process recovers them', error);
       }
     }
     await shared?.close();
