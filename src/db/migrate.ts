@@ -21,6 +21,7 @@ import * as mediaLocks from './migrations/0013_media_locks.ts';
 import * as labelTraffic from './migrations/0014_label_traffic.ts';
 import * as linkPageVersions from './migrations/0015_link_page_versions.ts';
 import * as labelTrafficCounts from './migrations/0016_label_traffic_counts.ts';
+import * as linkCountBatches from './migrations/0017_link_count_batches.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -45,6 +46,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0014_label_traffic', labelTraffic],
   ['0015_link_page_versions', linkPageVersions],
   ['0016_label_traffic_counts', labelTrafficCounts],
+  ['0017_link_count_batches', linkCountBatches],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

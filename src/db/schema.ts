@@ -458,6 +458,17 @@ export interface MediaLocksTable {
   collecting_until: string | null;
 }
 
+/** A batch of smart-link counts taken from Redis and applied (migration 0017): applied once. */
+export interface LinkCountBatchesTable {
+  token: string;
+  applied_at: string;
+}
+
+/** The one random name that prefixes this database's Redis keys for counting (migration 0017). */
+export interface LinkCountNamespaceTable {
+  namespace: string;
+}
+
 export interface Database {
   cache_versions: CacheVersionsTable;
   labels: LabelsTable;
@@ -486,6 +497,8 @@ export interface Database {
   smart_link_presaves: SmartLinkPresavesTable;
   label_traffic_days: LabelTrafficDaysTable;
   label_traffic_breakdowns: LabelTrafficBreakdownsTable;
+  link_count_batches: LinkCountBatchesTable;
+  link_count_namespace: LinkCountNamespaceTable;
   royalty_statements: RoyaltyStatementsTable;
   royalty_lines: RoyaltyLinesTable;
   royalty_unmatched_lines: RoyaltyUnmatchedLinesTable;

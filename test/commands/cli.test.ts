@@ -27,6 +27,7 @@ const MIGRATIONS = [
   '0014_label_traffic',
   '0015_link_page_versions',
   '0016_label_traffic_counts',
+  '0017_link_count_batches',
 ];
 
 /** Commands that must fail, run side by side: each exits 1 with nothing on stdout and its one line on stderr. */

@@ -232,6 +232,36 @@ export async function addToCounterRows(db: Db, rows: Omit<CountRows, 'links'>): 
   );
 }
 
+/**
+ * Records the tokens of batches of counts taken from Redis and answers those recorded now: a token
+ * already there was applied before (by a taker that died before it could delete its batch).
+ */
+export async function claimBatches(
+  db: Db,
+  tokens: readonly string[],
+  appliedAt: string,
+): Promise<Set<string>> {
+  if (tokens.length === 0) return new Set();
+  const rows = await db
+    .insertInto('link_count_batches')
+    .values([...tokens].sort().map((token) => ({ token, applied_at: appliedAt })))
+    .onConflict((oc) => oc.column('token').doNothing())
+    .returning('token')
+    .execute();
+  return new Set(rows.map((row) => row.token));
+}
+
+/** Forgets the tokens of batches applied before `appliedBefore`: no batch is recovered that late. */
+export async function forgetBatchesBefore(db: Db, appliedBefore: string): Promise<void> {
+  await db.deleteFrom('link_count_batches').where('applied_at', '<', appliedBefore).execute();
+}
+
+/** The random name of this database's counting keys in Redis (migration 0017). */
+export async function countingNamespace(db: Db): Promise<string> {
+  const row = await db.selectFrom('link_count_namespace').select('namespace').executeTakeFirstOrThrow();
+  return row.namespace;
+}
+
 export interface DayCount {
   day: string;
   views: number;

@@ -66,6 +66,9 @@ export interface CountRows {
   labelBreakdowns: LabelBreakdownCountRow[];
 }
 
+/** The rows of one tally: what a label's pending counts add to the links' own tables. */
+export type TallyRows = Pick<CountRows, 'links' | 'targets' | 'days' | 'breakdowns'>;
+
 export interface Tallied {
   dimension: Dimension;
   value: string;
@@ -127,7 +130,7 @@ export class Tally {
     this.increments += other.increments;
   }
 
-  rows(): Pick<CountRows, 'links' | 'targets' | 'days' | 'breakdowns'> {
+  rows(): TallyRows {
     return {
       links: [...this.links.values()],
       targets: [...this.targets.values()],

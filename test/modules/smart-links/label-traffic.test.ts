@@ -243,6 +243,7 @@ test("migration 0014 fills the label rollups with the sums of the links' counter
     '0014_label_traffic',
     '0015_link_page_versions',
     '0016_label_traffic_counts',
+    '0017_link_count_batches',
   ]);
   h.clock.advance(2 * DAY_MS);
 
