@@ -1,5 +1,6 @@
 // What one process changes, every other process honours within 100 ms: two `labeldesk serve` processes
-// and the command line on one installation, with the cached callers in each server.
+// and the command line on one installation, with the cached callers in each server; and the views the
+// two servers count together.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
@@ -15,6 +16,9 @@ import {
   startServer,
 } from './helpers/installation.ts';
 
+const BROWSER =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+
 /** The promise of docs/operations.md: a change by any process is honoured by every other within this. */
 const PROPAGATION_MS = 100;
 /** A loaded machine may stall a measurement: each is tried this many times, and one must keep the bound. */
@@ -23,7 +27,7 @@ const ATTEMPTS = 3;
 interface Api {
   call(method: string, path: string, key: string, json?: unknown): Promise<{ status: number; body: unknown }>;
   /** The status of a public page (a smart link's, under SHORT_LINK_BASE). */
-  page(path: string): Promise<number>;
+  page(path: string, headers?: Record<string, string>): Promise<number>;
 }
 
 /** Requests over one kept-alive TLS connection, so a poll costs a request rather than a handshake. */
@@ -57,9 +61,9 @@ function apiOf(server: Server, ca: string): Api {
         req.on('error', reject);
         req.end(body ?? undefined);
       }),
-    page: (path) =>
+    page: (path, headers = {}) =>
       new Promise((resolve, reject) => {
-        const req = request({ hostname: 'localhost', port: server.port, path, agent }, (res) => {
+        const req = request({ hostname: 'localhost', port: server.port, path, agent, headers }, (res) => {
           res.resume().on('end', () => resolve(res.statusCode ?? 0));
         });
         req.on('error', reject);
@@ -219,6 +223,33 @@ for (const channel of channels) {
           (reply) => reply.status === 404,
         );
       });
+    });
+
+    test('views through both servers are counted once each, within one per-client limit when Redis is shared', async () => {
+      const { key } = await newKey();
+      const created = await one.call('POST', '/smart-links', key, {
+        title: 'Night Drive',
+        artist_name: 'Mira Vale',
+        release_date: '2026-02-20',
+        targets: [],
+      });
+      assert.equal(created.status, 201);
+      const { id, code } = (created.body as { smart_link: { id: number; code: string } }).smart_link;
+      // One client (both servers see 127.0.0.1) opening the page 20 times on each server.
+      for (const api of [one, other]) {
+        for (let i = 0; i < 20; i++)
+          assert.equal(await api.page(`/l/${code}`, { 'user-agent': BROWSER }), 200);
+      }
+      // Redis holds one budget of 30 a minute for the client; without it, each server has its own.
+      const expected = channel.env.REDIS_URL ? 30 : 40;
+      const views = async () =>
+        ((await other.call('GET', `/smart-links/${id}/stats`, key)).body as { totals: { views: number } })
+          .totals.views;
+      // The first server writes its counts within its interval; the read on the other adds its own.
+      const started = performance.now();
+      while ((await views()) < expected && performance.now() - started < 5_000) await sleep(50);
+      await sleep(600);
+      assert.equal(await views(), expected);
     });
 
     test('usage counts a release at once where it was made, and within 100 ms on the other server', async (t) => {

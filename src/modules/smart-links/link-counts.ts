@@ -146,6 +146,7 @@ export class LinkCounts {
   /** Views and clicks whose shared limit is being checked: a write waits for them to be counted. */
   private readonly checking = new Set<Promise<void>>();
   private sharedLimitAway = false;
+  private sharedCountsAway = false;
   private recovery: NodeJS.Timeout | null = null;
   private nextPruneMs = 0;
 
@@ -208,8 +209,7 @@ export class LinkCounts {
       await this.flushAll();
       if (shared) await this.chain(async () => this.writeShared(shared, await shared.pendingLabels()));
     } catch (error) {
-      // Redis away: what this process holds goes to the database directly.
-      if (shared) await this.chain(() => this.writeMemory(null)).catch(() => undefined);
+      // With Redis away, flushAll has written this process's counts to the database directly.
       if (this.pendingIncrements > 0) {
         warn(
           `${this.pendingIncrements} views and clicks could not be written before the process exits`,
@@ -346,19 +346,32 @@ export class LinkCounts {
   }
 
   /**
-   * Moves the labels' counts in memory to Redis (kept in memory if that fails), then writes them
-   * and what other processes added to the same labels.
+   * Moves the labels' counts in memory to Redis, then writes them and what other processes added to
+   * the same labels. With Redis away, this process's counts go to the database directly, so that
+   * counting and the statistics' reads go on without it.
    */
   private async writeThroughRedis(shared: RedisCounts, labelIds: readonly number[] | null): Promise<void> {
     const taken = this.take(labelIds);
-    await this.attempt('views and clicks are kept in memory: moving them to Redis failed', async () => {
-      if (taken.length === 0) return false;
-      await this.putBackIfFailed(taken, () =>
-        shared.add(taken.map(([labelId, tally]) => ({ labelId, rows: tally.rows() }))),
-      );
-      return true;
-    });
+    if (!(await this.movedToRedis(shared, taken))) {
+      await this.writeMemory(labelIds);
+      return;
+    }
     await this.writeShared(shared, labelIds ?? taken.map(([labelId]) => labelId));
+  }
+
+  /** False when Redis did not take them: they are back in memory, and the first failure is told. */
+  private async movedToRedis(shared: RedisCounts, taken: Taken): Promise<boolean> {
+    if (taken.length === 0) return true;
+    try {
+      await shared.add(taken.map(([labelId, tally]) => ({ labelId, rows: tally.rows() })));
+      this.sharedCountsAway = false;
+      return true;
+    } catch (error) {
+      this.putBack(taken);
+      if (!this.sharedCountsAway) warn('views and clicks go to the database directly: Redis is away', error);
+      this.sharedCountsAway = true;
+      return false;
+    }
   }
 
   /** Takes the labels' counts from Redis and writes them; a failed write leaves them for recovery. */

@@ -184,7 +184,7 @@ test('a batch whose taker died is applied once by another instance, and a token 
   assert.deepEqual(await storedViews(a, link.id), { link: 1, rollup: 1 });
 });
 
-test('with Redis away, views count without the limit and closing writes them to the database', async (t) => {
+test('with Redis away, views count without the limit, statistics read them, and closing writes the rest', async (t) => {
   // Nothing listens on port 1: each call to Redis fails once the client gives up reconnecting.
   const h = await buildHarness(t, { env: { REDIS_URL: 'redis://127.0.0.1:1' } });
   const { key } = await givenCaller(h);
@@ -192,6 +192,8 @@ test('with Redis away, views count without the limit and closing writes them to 
   t.diagnostic('LabeldeskCounts warnings follow: Redis is meant to be away');
   for (let i = 0; i < 3; i++)
     assert.equal((await viewFrom(h, `/l/${link.code}`, '10.0.0.1')).statusCode, 200);
+  assert.equal((await stats(h, key, link.id)).totals.views, 3, 'the read wrote them to the database itself');
+  assert.equal((await viewFrom(h, `/l/${link.code}`, '10.0.0.1')).statusCode, 200);
   await h.app.close();
-  assert.deepEqual(await storedViews(h, link.id), { link: 3, rollup: 3 });
+  assert.deepEqual(await storedViews(h, link.id), { link: 4, rollup: 4 });
 });
