@@ -27,13 +27,17 @@ import { selfSignedTls } from './tls.ts';
 
 const settings = readLoadSettings({ durationS: 3, rounds: 3, warmupS: 1, connections: 50 });
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
 
 const BARE = 'bare Fastify (HTTP)';
 const BARE_HTTPS = 'bare Fastify (HTTPS)';
-const ENGINES = ['SQLite', 'PostgreSQL'] as const;
+const ENGINES = ['SQLite', 'PostgreSQL', 'PostgreSQL + Redis'] as const;
 type Engine = (typeof ENGINES)[number];
-/** Issue 19's goals: page and redirect against bare Fastify, per engine. */
-const GOALS: Record<Engine, number> = { SQLite: 0.5, PostgreSQL: 0.35 };
+/**
+ * Issue 19's goals: page and redirect against bare Fastify, per engine. With Redis, each counted
+ * view also asks Redis for the shared per-client limit; it is held to PostgreSQL's goal.
+ */
+const GOALS: Record<Engine, number> = { SQLite: 0.5, PostgreSQL: 0.35, 'PostgreSQL + Redis': 0.35 };
 const REQUESTS = ['smart-link page', 'smart-link redirect'] as const;
 type RequestName = (typeof REQUESTS)[number];
 /** The button the redirect scenario follows: the link's first target. */
@@ -129,6 +133,7 @@ async function benchmark(run: Run): Promise<boolean> {
   const databases: Record<Engine, SeededDatabase> = {
     SQLite: await seededDatabase(run, 'fan_sqlite', null),
     PostgreSQL: await seededDatabase(run, 'fan_postgres', POSTGRES_URL),
+    'PostgreSQL + Redis': await seededDatabase(run, 'fan_postgres_redis', POSTGRES_URL),
   };
   const bare = await startHello(run, null);
   const bareHttps = await startHello(run, tls);
@@ -140,7 +145,7 @@ async function benchmark(run: Run): Promise<boolean> {
       engine,
       {
         DATABASE_URL: seeded.url,
-        REDIS_URL: '',
+        REDIS_URL: engine === 'PostgreSQL + Redis' ? REDIS_URL : '',
         LABELDESK_DATA_DIR: seeded.dataDir,
       },
       null,

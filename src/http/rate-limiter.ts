@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { MaybePromise } from '../lib/maybe-promise.ts';
 
 export const WINDOW_MS = 60_000;
@@ -102,6 +102,10 @@ interface RedisWithSlidingWindow extends Redis {
   ): Promise<SlidingWindowReply>;
 }
 
+interface PipelineWithSlidingWindow extends ChainableCommander {
+  slidingWindow(key: string, now: number, window: number, limit: number, member: string): this;
+}
+
 /** Shared store: every server process pointed at the same Redis spends one budget. */
 export class RedisRateLimiter implements RateLimiter {
   /** ioredis is loaded here, so that an installation without Redis starts without loading it. */
@@ -134,6 +138,24 @@ export class RedisRateLimiter implements RateLimiter {
       `${nowMs}:${randomUUID()}`,
     );
     return decisionFrom(allowed === 1, limit, count, Number(oldest));
+  }
+
+  /**
+   * Whether each hit, in order, is within `limit` in its bucket: one round trip for them all (a
+   * pipeline of the same script), for callers that can decide later than the request.
+   */
+  async hitAll(hits: readonly { bucket: string; nowMs: number }[], limit: number): Promise<boolean[]> {
+    if (hits.length === 0) return [];
+    // The script is defined on the client (defineCommand), and so on its pipelines too.
+    const pipeline = (await this.redis).pipeline() as PipelineWithSlidingWindow;
+    for (const { bucket, nowMs } of hits) {
+      pipeline.slidingWindow(this.keyPrefix + bucket, nowMs, WINDOW_MS, limit, `${nowMs}:${randomUUID()}`);
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, reply]) => {
+      if (error) throw error;
+      return (reply as SlidingWindowReply)[0] === 1;
+    });
   }
 
   async close(): Promise<void> {

@@ -162,10 +162,19 @@ export class RedisCounts {
     this.perClient = new RedisRateLimiter(url, '');
   }
 
-  /** Whether the client's view (or click) of a link is within `limit` a minute, across processes. */
-  async withinClientLimit(bucket: string, limit: number, nowMs: number): Promise<boolean> {
-    const decision = await this.perClient.hit(`${await this.prefix()}client:${bucket}`, limit, nowMs);
-    return decision.allowed;
+  /**
+   * Whether each view (or click), in order, is within `limit` a minute for its client and link,
+   * across processes: one round trip for them all.
+   */
+  async withinClientLimits(
+    hits: readonly { bucket: string; nowMs: number }[],
+    limit: number,
+  ): Promise<boolean[]> {
+    const prefix = await this.prefix();
+    return this.perClient.hitAll(
+      hits.map(({ bucket, nowMs }) => ({ bucket: `${prefix}client:${bucket}`, nowMs })),
+      limit,
+    );
   }
 
   /** Adds labels' counts to their pending hashes, all or none (one MULTI). */

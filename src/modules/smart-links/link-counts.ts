@@ -63,6 +63,13 @@ function warn(message: string, error?: unknown): void {
   process.emitWarning(`${message}${reason}`, 'LabeldeskCounts');
 }
 
+/** A view or click waiting for the shared per-client limit, and how to count it. */
+interface Unchecked {
+  bucket: string;
+  nowMs: number;
+  count: () => void;
+}
+
 /** A label's pending counts, as taken from memory for one write. */
 type Taken = [labelId: number, tally: Tally][];
 
@@ -143,8 +150,8 @@ export class LinkCounts {
   private readonly perClient = new MemoryRateLimiter();
   /** With REDIS_URL: the limit and the counts shared with the other processes. */
   readonly shared: RedisCounts | null;
-  /** Views and clicks whose shared limit is being checked: a write waits for them to be counted. */
-  private readonly checking = new Set<Promise<void>>();
+  /** With REDIS_URL, views and clicks waiting for the shared limit: the next write decides them. */
+  private unchecked: Unchecked[] = [];
   private sharedLimitAway = false;
   private sharedCountsAway = false;
   private recovery: NodeJS.Timeout | null = null;
@@ -237,7 +244,10 @@ export class LinkCounts {
     );
   }
 
-  /** Counts the view or click (`count`) if its client is within the limit, now or once Redis answers. */
+  /**
+   * Counts the view or click (`count`) if its client is within the limit: at once in memory, or,
+   * with REDIS_URL, when the next write decides every waiting one in one round trip.
+   */
   private withinClientLimit(
     kind: 'view' | 'click',
     link: LinkRef,
@@ -250,29 +260,30 @@ export class LinkCounts {
       if (this.perClient.hit(bucket, COUNTED_PER_CLIENT_PER_MINUTE, at.getTime()).allowed) count();
       return;
     }
-    const checked = this.withinSharedLimit(this.shared, bucket, at).then((allowed) => {
-      if (allowed) count();
-    });
-    this.checking.add(checked);
-    checked.finally(() => this.checking.delete(checked));
+    this.unchecked.push({ bucket, nowMs: at.getTime(), count });
+    this.scheduleWrite();
   }
 
-  /** Redis away, the view counts: a lost view is worse than one past the limit. */
-  private async withinSharedLimit(shared: RedisCounts, bucket: string, at: Date): Promise<boolean> {
+  /**
+   * Counts the views and clicks that wait for the shared limit, those within it. Redis away, they
+   * all count: a lost view is worse than one past the limit.
+   */
+  private async counted(): Promise<void> {
+    const shared = this.shared;
+    const unchecked = this.unchecked;
+    if (!shared || unchecked.length === 0) return;
+    this.unchecked = [];
+    let allowed: boolean[] | null = null;
     try {
-      const allowed = await shared.withinClientLimit(bucket, COUNTED_PER_CLIENT_PER_MINUTE, at.getTime());
+      allowed = await shared.withinClientLimits(unchecked, COUNTED_PER_CLIENT_PER_MINUTE);
       this.sharedLimitAway = false;
-      return allowed;
     } catch (error) {
       if (!this.sharedLimitAway) warn('views and clicks are counted without the per-client limit', error);
       this.sharedLimitAway = true;
-      return true;
     }
-  }
-
-  /** Once the views and clicks being checked are counted (or not). */
-  private async counted(): Promise<void> {
-    await Promise.all(this.checking);
+    unchecked.forEach((visit, i) => {
+      if (allowed?.[i] ?? true) visit.count();
+    });
   }
 
   private tallyOf(labelId: number): Tally {
@@ -286,8 +297,17 @@ export class LinkCounts {
 
   private added(): void {
     this.pendingIncrements += 1;
+    this.scheduleWrite();
+  }
+
+  /** Views and clicks that wait to be written, counted or still to be decided. */
+  private waiting(): number {
+    return this.pendingIncrements + this.unchecked.length;
+  }
+
+  private scheduleWrite(): void {
     // While the database is away the timer's retries pace the writes, however much comes in.
-    if (this.pendingIncrements >= FLUSH_BATCH && this.failures === 0 && !this.batchWriteQueued) {
+    if (this.waiting() >= FLUSH_BATCH && this.failures === 0 && !this.batchWriteQueued) {
       this.batchWriteQueued = true;
       this.flushAll().catch(() => undefined);
       return;
@@ -296,7 +316,7 @@ export class LinkCounts {
   }
 
   private startTimer(): void {
-    if (this.timer !== null || this.pendingIncrements === 0) return;
+    if (this.timer !== null || this.waiting() === 0) return;
     const wait = Math.min(FLUSH_INTERVAL_MS * 2 ** this.failures, LONGEST_RETRY_MS);
     this.timer = setTimeout(() => {
       this.timer = null;
