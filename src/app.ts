@@ -20,6 +20,7 @@ import { buildValidator } from './http/validation.ts';
 import { rangeMatcher } from './lib/ip-allow-list.ts';
 import { analyticsRoutes } from './modules/analytics/index.ts';
 import { artistsRoutes } from './modules/artists/index.ts';
+import { consoleRoutes } from './modules/console/index.ts';
 import { coverFilesRoutes, coversRoutes } from './modules/covers/index.ts';
 import { distributorRoutes } from './modules/distributor/index.ts';
 import { eventsRoutes } from './modules/events/index.ts';
@@ -136,5 +137,6 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
   await app.register(coverFilesRoutes(ctx));
   await app.register(linkPagesRoutes(ctx));
   await app.register(distributorRoutes(ctx));
+  await app.register(consoleRoutes(ctx));
   return app;
 }

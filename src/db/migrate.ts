@@ -22,6 +22,7 @@ import * as labelTraffic from './migrations/0014_label_traffic.ts';
 import * as linkPageVersions from './migrations/0015_link_page_versions.ts';
 import * as labelTrafficCounts from './migrations/0016_label_traffic_counts.ts';
 import * as linkCountBatches from './migrations/0017_link_count_batches.ts';
+import * as consoleSignIn from './migrations/0018_console_sign_in.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -47,6 +48,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0015_link_page_versions', linkPageVersions],
   ['0016_label_traffic_counts', labelTrafficCounts],
   ['0017_link_count_batches', linkCountBatches],
+  ['0018_console_sign_in', consoleSignIn],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

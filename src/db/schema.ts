@@ -459,6 +459,33 @@ export interface MediaLocksTable {
 }
 
 /** A batch of smart-link counts taken from Redis and applied (migration 0017): applied once. */
+export interface MemberPasswordsTable {
+  member_id: number;
+  password_hash: string;
+  set_at: string;
+}
+
+export interface ConsoleInvitesTable {
+  token_digest: string;
+  member_id: number;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface ConsoleSessionsTable {
+  token_digest: string;
+  member_id: number;
+  created_at: string;
+  last_seen_at: string;
+}
+
+export interface ConsoleSignInFailuresTable {
+  id: Generated<number>;
+  bucket: string;
+  failed_at: string;
+}
+
 export interface LinkCountBatchesTable {
   token: string;
   applied_at: string;
@@ -498,6 +525,10 @@ export interface Database {
   label_traffic_days: LabelTrafficDaysTable;
   label_traffic_breakdowns: LabelTrafficBreakdownsTable;
   link_count_batches: LinkCountBatchesTable;
+  member_passwords: MemberPasswordsTable;
+  console_invites: ConsoleInvitesTable;
+  console_sessions: ConsoleSessionsTable;
+  console_sign_in_failures: ConsoleSignInFailuresTable;
   link_count_namespace: LinkCountNamespaceTable;
   royalty_statements: RoyaltyStatementsTable;
   royalty_lines: RoyaltyLinesTable;

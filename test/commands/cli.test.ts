@@ -28,6 +28,7 @@ const MIGRATIONS = [
   '0015_link_page_versions',
   '0016_label_traffic_counts',
   '0017_link_count_batches',
+  '0018_console_sign_in',
 ];
 
 /** Commands that must fail, run side by side: each exits 1 with nothing on stdout and its one line on stderr. */
@@ -309,8 +310,13 @@ describe('labeldesk commands', { concurrency: 1 }, () => {
     );
     assert.equal(exit.code, 0, exit.stderr);
     assert.ok(!exit.stdout.includes('mira@example.com'), 'the e-mail is printed');
-    const added = JSON.parse(exit.stdout) as { member: MemberOut };
+    const added = JSON.parse(exit.stdout) as { member: MemberOut; invite_url: string; expires_at: string };
+    assert.match(added.invite_url, /^https:\/\/[^/]+\/console\/invite\/[A-Za-z0-9_-]{43}$/);
+    const sevenDays = Date.parse(added.expires_at) - Date.parse(added.member.joined_at);
+    assert.ok(Math.abs(sevenDays - 7 * 24 * 3_600_000) < 60_000, `valid 7 days: ${added.expires_at}`);
     assert.deepEqual(added, {
+      invite_url: added.invite_url,
+      expires_at: added.expires_at,
       member: {
         user_id: added.member.user_id,
         login: 'mira',
@@ -348,6 +354,30 @@ describe('labeldesk commands', { concurrency: 1 }, () => {
         'labeldesk: invalid: role must be one of owner, admin, manager, editor, accountant, viewer (role)',
       ],
     ]);
+  });
+
+  test('member invite prints a fresh one-time address; member remove frees the seat', async () => {
+    const first = await cliJson<{ member: MemberOut; invite_url: string }>(
+      install,
+      'member invite mira --label 1',
+    );
+    const second = await cliJson<{ member: MemberOut; invite_url: string }>(
+      install,
+      'member invite mira --label 1',
+    );
+    assert.equal(first.member.login, 'mira');
+    assert.notEqual(first.invite_url, second.invite_url);
+    await refused(install, [
+      ['member invite nobody --label 1', 'labeldesk: not_found: Member nobody not found'],
+      ['member remove nobody --label 1', 'labeldesk: not_found: Member nobody not found'],
+    ]);
+    const removed = await cliJson<{ member: MemberOut }>(install, 'member remove jonas --label 1');
+    assert.equal(removed.member.login, 'jonas');
+    const added = await cliJson<{ member: MemberOut }>(
+      install,
+      'member add --label 1 --login ola --name "Ola Nordmann" --role editor',
+    );
+    assert.equal(added.member.login, 'ola', 'the seat was freed');
   });
 
   test('sandbox reset --json re-copies the catalog of a label that has a sandbox', async () => {

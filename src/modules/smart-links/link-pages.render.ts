@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Theme } from '../../db/values.ts';
+import { escapeHtml } from '../../lib/html.ts';
 
 export interface PageButton {
   name: string;
@@ -36,19 +37,6 @@ export interface LinkPage {
 
 const DEFAULT_ACCENT = '#5b3df5';
 const SITE_NAME = 'Labeldesk';
-
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Safe in text and in quoted attribute values alike. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
-}
 
 /** Addresses come from our own data, but a `javascript:` one must never become a link. */
 function safeUrl(url: string): string {

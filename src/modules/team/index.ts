@@ -1,2 +1,3 @@
+export { type Permission, ROLES, roleAllows } from './team.roles.ts';
 export { teamRoutes } from './team.routes.ts';
-export { addMember } from './team.service.ts';
+export { addMember, getMember, removeMember } from './team.service.ts';

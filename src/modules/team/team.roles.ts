@@ -48,3 +48,10 @@ export const ROLES = {
 export function isRole(value: string): value is Role {
   return Object.hasOwn(ROLES, value);
 }
+
+export type Permission = (typeof FULL_ACCESS)[number];
+
+export function roleAllows(role: Role, permission: Permission): boolean {
+  const permissions: readonly string[] = ROLES[role].permissions;
+  return permissions.includes(permission);
+}

@@ -6,7 +6,7 @@ import { errors } from '../../errors.ts';
 import { getLabel } from '../labels/index.ts';
 import { countUsage, enforceLimit, termsOf } from '../plans/index.ts';
 import { isRole, ROLES } from './team.roles.ts';
-import { findMemberByLogin, insertMember, listMembers, type MemberRow } from './team.store.ts';
+import { deleteMember, findMemberByLogin, insertMember, listMembers, type MemberRow } from './team.store.ts';
 
 export interface MemberView {
   user_id: number;
@@ -75,4 +75,19 @@ export async function listTeam(
     total,
     seats: { used: total, max: termsOf(label).limits.members },
   };
+}
+
+/** The label's member with this login; 404 when there is none. */
+export async function getMember(ctx: AppContext, labelId: number, login: string): Promise<MemberView> {
+  const label = await getLabel(ctx, labelId);
+  const member = await findMemberByLogin(ctx.db, label.id, login.trim());
+  if (!member) throw errors.notFound(`Member ${login}`);
+  return presentMember(member);
+}
+
+/** Frees the member's seat and ends their console sessions at once. */
+export async function removeMember(ctx: AppContext, labelId: number, login: string): Promise<MemberView> {
+  const member = await getMember(ctx, labelId, login);
+  await deleteMember(ctx.db, labelId, member.user_id);
+  return member;
 }

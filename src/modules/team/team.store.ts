@@ -36,3 +36,8 @@ export async function listMembers(
     .offset(page.offset)
     .execute();
 }
+
+/** Removes the member; their console password, invites and sessions go with them (migration 0018). */
+export async function deleteMember(db: Db, labelId: number, memberId: number): Promise<void> {
+  await db.deleteFrom('members').where(ownedBy('members', labelId)).where('id', '=', memberId).execute();
+}

@@ -244,6 +244,7 @@ test("migration 0014 fills the label rollups with the sums of the links' counter
     '0015_link_page_versions',
     '0016_label_traffic_counts',
     '0017_link_count_batches',
+    '0018_console_sign_in',
   ]);
   h.clock.advance(2 * DAY_MS);
 

@@ -1,0 +1,138 @@
+import { hash } from 'node:crypto';
+import { Html, html } from '../../lib/html.ts';
+
+/*
+ * The console's pages: server-rendered, no JavaScript, one stylesheet inline (allowed by its hash in
+ * the Content-Security-Policy), light or dark as the reader's system prefers.
+ */
+
+const STYLESHEET = `
+:root{color-scheme:light dark;--bg:#f7f7fb;--fg:#1b1b24;--muted:#55556a;--card:#fff;--line:#d9d9e3;--accent:#4b2fd6;--danger:#b3261e}
+@media (prefers-color-scheme:dark){:root{--bg:#14141b;--fg:#ececf4;--muted:#a9a9bd;--card:#1e1e28;--line:#34344a;--accent:#a99bff;--danger:#ff8a80}}
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,sans-serif;background:var(--bg);color:var(--fg)}
+a{color:var(--accent)}
+.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--card);padding:.5rem}
+header{display:flex;flex-wrap:wrap;align-items:center;gap:1rem;padding:.75rem 1.5rem;border-bottom:1px solid var(--line);background:var(--card)}
+header .label{font-weight:600;margin-right:auto}
+nav ul{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0;padding:0}
+nav a[aria-current=page]{font-weight:700;text-decoration:none}
+main{max-width:64rem;margin:0 auto;padding:1.5rem}
+h1{font-size:1.5rem;margin:0 0 1rem}
+h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
+section,.card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem 1.25rem;margin-bottom:1rem}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line)}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+form.stack{display:grid;gap:.75rem;max-width:24rem}
+label{display:grid;gap:.25rem;font-weight:600}
+input{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
+button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.375rem;background:var(--accent);color:#fff;cursor:pointer}
+@media (prefers-color-scheme:dark){button{color:#14141b}}
+.link-button{background:none;color:var(--accent);padding:0;text-decoration:underline}
+.error{color:var(--danger);font-weight:600}
+.muted{color:var(--muted)}
+svg text{fill:var(--muted);font-size:11px}
+.bar-views{fill:var(--accent)}.bar-clicks{fill:var(--muted)}
+`;
+
+/** Ours and constant: put in as written (escaping would change what its hash allows). */
+const STYLE = new Html(STYLESHEET);
+const STYLE_HASH = `'sha256-${hash('sha256', STYLESHEET, 'base64')}'`;
+
+/** Nothing runs, nothing loads from elsewhere, and forms post only to us. */
+export const CONSOLE_SECURITY_POLICY = {
+  defaultSrc: ["'none'"],
+  styleSrc: [STYLE_HASH],
+  imgSrc: ["'self'", 'data:'],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'none'"],
+};
+
+export interface NavItem {
+  name: string;
+  href: string;
+  current: boolean;
+}
+
+/** A signed-in page's frame: the label, the navigation the member may use, and "Sign out". */
+export interface Frame {
+  labelName: string;
+  memberName: string;
+  nav: readonly NavItem[];
+  csrfToken: string;
+}
+
+function document(title: string, body: Html): string {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title} · Labeldesk console</title><style>${STYLE}</style></head>
+<body>${body}</body></html>`.text;
+}
+
+export function signedInPage(frame: Frame, title: string, content: Html): string {
+  const nav = frame.nav.map(
+    (item) =>
+      html`<li><a href="${item.href}"${item.current ? html` aria-current="page"` : ''}>${item.name}</a></li>`,
+  );
+  return document(
+    title,
+    html`<a class="skip" href="#main">Skip to content</a>
+<header><span class="label">${frame.labelName}</span>
+<nav aria-label="Console"><ul>${nav}</ul></nav>
+<span class="muted">${frame.memberName}</span>
+<form method="post" action="/console/sign-out"><input type="hidden" name="_csrf" value="${frame.csrfToken}"><button type="submit" class="link-button">Sign out</button></form>
+</header>
+<main id="main"><h1>${title}</h1>${content}</main>`,
+  );
+}
+
+function standalonePage(title: string, content: Html): string {
+  return document(title, html`<main id="main"><h1>${title}</h1>${content}</main>`);
+}
+
+export function signInPage(input: { csrfToken: string; login?: string; error?: string }): string {
+  return standalonePage(
+    'Sign in',
+    html`<section><form class="stack" method="post" action="/console/sign-in">
+<input type="hidden" name="_csrf" value="${input.csrfToken}">
+${input.error ? html`<p class="error" role="alert">${input.error}</p>` : ''}
+<label>Login <input name="login" autocomplete="username" required value="${input.login ?? ''}"></label>
+<label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button>
+</form></section>`,
+  );
+}
+
+export function invitePage(input: {
+  csrfToken: string;
+  action: string;
+  memberName: string;
+  login: string;
+  error?: string;
+}): string {
+  return standalonePage(
+    'Choose a password',
+    html`<section><p>Welcome, ${input.memberName}. Your login is <strong>${input.login}</strong>. Choose a password of at least 12 characters.</p>
+<form class="stack" method="post" action="${input.action}">
+<input type="hidden" name="_csrf" value="${input.csrfToken}">
+${input.error ? html`<p class="error" role="alert">${input.error}</p>` : ''}
+<input type="hidden" name="login" autocomplete="username" value="${input.login}">
+<label>Password <input name="password" type="password" autocomplete="new-password" minlength="12" required></label>
+<label>Confirm password <input name="confirmation" type="password" autocomplete="new-password" minlength="12" required></label>
+<button type="submit">Set password and sign in</button>
+</form></section>`,
+  );
+}
+
+export function messagePage(title: string, message: string, link?: { href: string; text: string }): string {
+  return standalonePage(
+    title,
+    html`<section><p>${message}</p>${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : ''}</section>`,
+  );
+}
+
+export function forbiddenContent(roleTitle: string): Html {
+  return html`<section><p>This page is not available to your role (${roleTitle}). Ask an owner or an administrator of the label if you need it.</p></section>`;
+}
