@@ -1,9 +1,11 @@
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
 import { type Html, html } from '../../lib/html.ts';
 import { labelSummary, type SummaryView } from '../analytics/index.ts';
 import { workspaceOfLabel } from '../labels/index.ts';
 import { termsOf, USAGE_NAMES, usageOf } from '../plans/index.ts';
+import { consoleRoute } from './console.pages.ts';
 
 /** The Overview page: releases by status, the last 30 days of smart-link traffic, the plan's usage. */
 
@@ -18,13 +20,13 @@ const USAGE_TITLES: Record<(typeof USAGE_NAMES)[number], string> = {
   webhooks: 'Webhooks',
 };
 
-export interface OverviewData {
+interface OverviewData {
   summary: SummaryView;
   planName: string;
   usage: Array<{ title: string; used: number; limit: number | null }>;
 }
 
-export async function overviewData(ctx: AppContext, label: LabelRow): Promise<OverviewData> {
+async function overviewData(ctx: AppContext, label: LabelRow): Promise<OverviewData> {
   const terms = termsOf(label);
   const [summary, usage] = await Promise.all([
     labelSummary(ctx, workspaceOfLabel(label), DAYS),
@@ -61,7 +63,7 @@ ${bars}<text x="0" y="${CHART.height - 6}">${first}</text><text x="${CHART.width
 <p class="muted">Views (dark bars) and clicks (light bars), per UTC day.</p>`;
 }
 
-export function overviewContent({ summary, planName, usage }: OverviewData): Html {
+function overviewContent({ summary, planName, usage }: OverviewData): Html {
   const statuses = Object.entries(summary.releases.by_status).map(
     ([status, count]) => html`<tr><td>${status.replaceAll('_', ' ')}</td><td class="n">${count}</td></tr>`,
   );
@@ -76,4 +78,13 @@ ${trafficChart(summary.daily)}</section>
 <table><thead><tr><th>Resource</th><th class="n">Used</th><th class="n">Limit</th></tr></thead><tbody>
 ${usage.map((row) => html`<tr><td>${row.title}</td><td class="n">${row.used}</td><td class="n">${row.limit ?? 'unlimited'}</td></tr>`)}
 </tbody></table></section>`;
+}
+
+export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
+  app.get(
+    '/console',
+    consoleRoute(ctx, 'overview', 'Overview', async ({ label }) =>
+      overviewContent(await overviewData(ctx, label)),
+    ),
+  );
 }

@@ -4,41 +4,22 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import type { LabelRow } from '../../core/labels.ts';
-import type { Html } from '../../lib/html.ts';
-import { getLabel } from '../labels/index.ts';
-import { type Permission, ROLES, roleAllows } from '../team/index.ts';
-import { overviewContent, overviewData } from './console.overview.ts';
-import {
-  CONSOLE_SECURITY_POLICY,
-  type Frame,
-  forbiddenContent,
-  invitePage,
-  messagePage,
-  type NavItem,
-  signedInPage,
-  signInPage,
-} from './console.render.ts';
+import { overviewPages } from './console.overview.ts';
+import { COOKIE_OPTIONS, formOf, SESSION_COOKIE, sendHtml, signedIn } from './console.pages.ts';
+import { CONSOLE_SECURITY_POLICY, invitePage, messagePage, signInPage } from './console.render.ts';
 import {
   acceptInvite,
   endSession,
   inviteMember,
   type PasswordProblem,
   passwordProblem,
-  sessionMember,
   signIn,
 } from './console.sign-in.ts';
-import type { SignInMember } from './console.store.ts';
 
-const HTML = 'text/html; charset=utf-8';
-const SESSION_COOKIE = 'labeldesk_session';
 const FORM_BODY_LIMIT = 16 * 1024;
-const COOKIE_OPTIONS = { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' } as const;
 
-/** The console's pages, in navigation order, with the permission each needs. */
-const PAGES: ReadonlyArray<{ name: string; path: string; permission: Permission }> = [
-  { name: 'Overview', path: '/console', permission: 'catalog.view' },
-];
+/** The signed-in pages, each registering its routes. */
+const PAGE_MODULES = [overviewPages];
 
 const PASSWORD_PROBLEMS: Record<PasswordProblem, string> = {
   too_short: 'The password must be at least 12 characters long.',
@@ -54,74 +35,11 @@ const FORM_EXPIRED_PAGE = messagePage(
   { href: '/console', text: 'Back to the console' },
 );
 
-type Form = Record<string, string | undefined>;
-
-function formOf(request: FastifyRequest): Form {
-  return (request.body ?? {}) as Form;
-}
-
-function sendHtml(reply: FastifyReply, status: number, page: string): FastifyReply {
-  return reply.code(status).type(HTML).send(page);
-}
-
 /** A new session replaces any the browser had: its token is never one chosen before sign-in. */
 async function startSession(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, session: string) {
   const previous = request.cookies[SESSION_COOKIE];
   if (previous) await endSession(ctx, previous);
   return reply.setCookie(SESSION_COOKIE, session, COOKIE_OPTIONS).redirect('/console', 303);
-}
-
-interface SignedIn {
-  member: SignInMember;
-  label: LabelRow;
-}
-
-/** The member of the request's session, or null (the caller sends the browser to sign in). */
-async function signedIn(ctx: AppContext, request: FastifyRequest): Promise<SignedIn | null> {
-  const token = request.cookies[SESSION_COOKIE];
-  const member = token ? await sessionMember(ctx, token) : null;
-  if (!member) return null;
-  return { member, label: await getLabel(ctx, member.label_id) };
-}
-
-function frameOf(reply: FastifyReply, current: string, { member, label }: SignedIn): Frame {
-  const nav: NavItem[] = PAGES.filter((page) => roleAllows(member.role, page.permission)).map((page) => ({
-    name: page.name,
-    href: page.path,
-    current: page.path === current,
-  }));
-  return {
-    labelName: label.name,
-    memberName: `${member.name} (${ROLES[member.role].title})`,
-    nav,
-    csrfToken: reply.generateCsrf(),
-  };
-}
-
-/**
- * A signed-in page: the browser is sent to sign in without a session, and a member whose role does
- * not allow the page gets a 403 page.
- */
-function consolePage(
-  ctx: AppContext,
-  path: string,
-  title: string,
-  permission: Permission,
-  content: (who: SignedIn) => Promise<Html>,
-) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const who = await signedIn(ctx, request);
-    if (!who) return reply.redirect('/console/sign-in', 303);
-    const frame = frameOf(reply, path, who);
-    if (!roleAllows(who.member.role, permission)) {
-      return sendHtml(
-        reply,
-        403,
-        signedInPage(frame, 'Not available to your role', forbiddenContent(ROLES[who.member.role].title)),
-      );
-    }
-    return sendHtml(reply, 200, signedInPage(frame, title, await content(who)));
-  };
 }
 
 /**
@@ -223,12 +141,7 @@ export function consoleRoutes(ctx: AppContext) {
       },
     );
 
-    app.get(
-      '/console',
-      consolePage(ctx, '/console', 'Overview', 'catalog.view', async ({ label }) =>
-        overviewContent(await overviewData(ctx, label)),
-      ),
-    );
+    for (const register of PAGE_MODULES) register(app, ctx);
   };
 }
 

@@ -1,0 +1,92 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import type { LabelRow } from '../../core/labels.ts';
+import type { Html } from '../../lib/html.ts';
+import { getLabel } from '../labels/index.ts';
+import { type Permission, ROLES, roleAllows } from '../team/index.ts';
+import { type Frame, forbiddenContent, type NavItem, signedInPage } from './console.render.ts';
+import { sessionMember } from './console.sign-in.ts';
+import type { SignInMember } from './console.store.ts';
+
+/*
+ * What every signed-in console page shares: the session, the navigation the member's role allows,
+ * the 403 page for the rest, and how a page answers. Each page is a module of its own
+ * (console.overview.ts, ...) that registers its routes through `consoleRoute`.
+ */
+
+const HTML = 'text/html; charset=utf-8';
+export const SESSION_COOKIE = 'labeldesk_session';
+export const COOKIE_OPTIONS = { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' } as const;
+
+/** The console's pages, in navigation order, with the permission each needs. */
+export const PAGES = {
+  overview: { name: 'Overview', path: '/console', permission: 'catalog.view' },
+} as const satisfies Record<string, { name: string; path: string; permission: Permission }>;
+
+export type PageName = keyof typeof PAGES;
+
+export interface SignedIn {
+  member: SignInMember;
+  label: LabelRow;
+}
+
+export type Form = Record<string, string | undefined>;
+
+/** What a page's handler answers: its content (200), content with a status, or a redirect (303). */
+export type PageAnswer = Html | { status: number; content: Html } | { redirect: string };
+
+export function formOf(request: FastifyRequest): Form {
+  return (request.body ?? {}) as Form;
+}
+
+export function sendHtml(reply: FastifyReply, status: number, page: string): FastifyReply {
+  return reply.code(status).type(HTML).send(page);
+}
+
+/** The member of the request's session, or null (the caller sends the browser to sign in). */
+export async function signedIn(ctx: AppContext, request: FastifyRequest): Promise<SignedIn | null> {
+  const token = request.cookies[SESSION_COOKIE];
+  const member = token ? await sessionMember(ctx, token) : null;
+  if (!member) return null;
+  return { member, label: await getLabel(ctx, member.label_id) };
+}
+
+function frameOf(reply: FastifyReply, current: PageName, { member, label }: SignedIn): Frame {
+  const nav: NavItem[] = Object.entries(PAGES)
+    .filter(([, page]) => roleAllows(member.role, page.permission))
+    .map(([name, page]) => ({ name: page.name, href: page.path, current: name === current }));
+  return {
+    labelName: label.name,
+    memberName: `${member.name} (${ROLES[member.role].title})`,
+    nav,
+    csrfToken: reply.generateCsrf(),
+  };
+}
+
+/**
+ * A handler of one of the console's pages (its GET, or a form it posts): without a session the
+ * browser is sent to sign in; a member whose role lacks `permission` (the page's own unless said)
+ * gets a 403 page; else `answer` runs. POST routes add `app.csrfProtection` as their preHandler.
+ */
+export function consoleRoute(
+  ctx: AppContext,
+  page: PageName,
+  title: string,
+  answer: (who: SignedIn, request: FastifyRequest) => Promise<PageAnswer>,
+  permission: Permission = PAGES[page].permission,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const who = await signedIn(ctx, request);
+    if (!who) return reply.redirect('/console/sign-in', 303);
+    const frame = frameOf(reply, page, who);
+    if (!roleAllows(who.member.role, permission)) {
+      const content = forbiddenContent(ROLES[who.member.role].title);
+      return sendHtml(reply, 403, signedInPage(frame, 'Not available to your role', content));
+    }
+    const answered = await answer(who, request);
+    if ('redirect' in answered) return reply.redirect(answered.redirect, 303);
+    if ('status' in answered)
+      return sendHtml(reply, answered.status, signedInPage(frame, title, answered.content));
+    return sendHtml(reply, 200, signedInPage(frame, title, answered));
+  };
+}
