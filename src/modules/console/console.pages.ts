@@ -66,13 +66,14 @@ function frameOf(reply: FastifyReply, current: PageName, { member, label }: Sign
 /**
  * A handler of one of the console's pages (its GET, or a form it posts): without a session the
  * browser is sent to sign in; a member whose role lacks `permission` (the page's own unless said)
- * gets a 403 page; else `answer` runs. POST routes add `app.csrfProtection` as their preHandler.
+ * gets a 403 page; else `answer` runs, with the page's CSRF token for its forms. POST routes add
+ * `app.csrfProtection` as their preHandler.
  */
 export function consoleRoute(
   ctx: AppContext,
   page: PageName,
   title: string,
-  answer: (who: SignedIn, request: FastifyRequest) => Promise<PageAnswer>,
+  answer: (who: SignedIn, request: FastifyRequest, csrfToken: string) => Promise<PageAnswer>,
   permission: Permission = PAGES[page].permission,
 ) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
@@ -83,7 +84,7 @@ export function consoleRoute(
       const content = forbiddenContent(ROLES[who.member.role].title);
       return sendHtml(reply, 403, signedInPage(frame, 'Not available to your role', content));
     }
-    const answered = await answer(who, request);
+    const answered = await answer(who, request, frame.csrfToken);
     if ('redirect' in answered) return reply.redirect(answered.redirect, 303);
     if ('status' in answered)
       return sendHtml(reply, answered.status, signedInPage(frame, title, answered.content));
