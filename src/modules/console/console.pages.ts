@@ -1,10 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
+import { ApiError } from '../../errors.ts';
 import type { Html } from '../../lib/html.ts';
 import { getLabel } from '../labels/index.ts';
 import { type Permission, ROLES, roleAllows } from '../team/index.ts';
-import { type Frame, forbiddenContent, type NavItem, signedInPage } from './console.render.ts';
+import {
+  type Frame,
+  forbiddenContent,
+  type NavItem,
+  refusalContent,
+  signedInPage,
+} from './console.render.ts';
 import { sessionMember } from './console.sign-in.ts';
 import type { SignInMember } from './console.store.ts';
 
@@ -21,6 +28,7 @@ export const COOKIE_OPTIONS = { path: '/console', httpOnly: true, secure: true, 
 /** The console's pages, in navigation order, with the permission each needs. */
 export const PAGES = {
   overview: { name: 'Overview', path: '/console', permission: 'catalog.view' },
+  catalog: { name: 'Catalog', path: '/console/catalog', permission: 'catalog.view' },
 } as const satisfies Record<string, { name: string; path: string; permission: Permission }>;
 
 export type PageName = keyof typeof PAGES;
@@ -41,6 +49,19 @@ export function formOf(request: FastifyRequest): Form {
 
 export function sendHtml(reply: FastifyReply, status: number, page: string): FastifyReply {
   return reply.code(status).type(HTML).send(page);
+}
+
+/**
+ * A refusal by a service (a release of another label, a query too short, a plan limit) is shown in
+ * the page with the status and message the API would answer.
+ */
+async function answerOrRefusal(answer: () => Promise<PageAnswer>): Promise<PageAnswer> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { status: error.status, content: refusalContent(error.message) };
+  }
 }
 
 /** The member of the request's session, or null (the caller sends the browser to sign in). */
@@ -84,7 +105,7 @@ export function consoleRoute(
       const content = forbiddenContent(ROLES[who.member.role].title);
       return sendHtml(reply, 403, signedInPage(frame, 'Not available to your role', content));
     }
-    const answered = await answer(who, request, frame.csrfToken);
+    const answered = await answerOrRefusal(() => answer(who, request, frame.csrfToken));
     if ('redirect' in answered) return reply.redirect(answered.redirect, 303);
     if ('status' in answered)
       return sendHtml(reply, answered.status, signedInPage(frame, title, answered.content));

@@ -32,6 +32,10 @@ button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.375rem;background
 .link-button{background:none;color:var(--accent);padding:0;text-decoration:underline}
 .error{color:var(--danger);font-weight:600}
 .muted{color:var(--muted)}
+.filters{display:flex;flex-wrap:wrap;gap:1rem;align-items:end;margin-bottom:1rem}
+select{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}
+.pager{display:flex;gap:1rem;margin-top:.75rem}
 svg text{fill:var(--muted);font-size:11px}
 .bar-views{fill:var(--accent)}.bar-clicks{fill:var(--muted)}
 `;
@@ -135,4 +139,8 @@ export function messagePage(title: string, message: string, link?: { href: strin
 
 export function forbiddenContent(roleTitle: string): Html {
   return html`<section><p>This page is not available to your role (${roleTitle}). Ask an owner or an administrator of the label if you need it.</p></section>`;
+}
+
+export function refusalContent(message: string): Html {
+  return html`<section><p class="error" role="alert">${message}</p><p><a href="/console">Back to the overview</a></p></section>`;
 }

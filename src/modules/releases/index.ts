@@ -6,7 +6,7 @@ export {
 } from './releases.presenter.ts';
 export { releasesRoutes } from './releases.routes.ts';
 export { CalendarDate, DspStatus, ReleaseListBody, ReleaseListItem } from './releases.schemas.ts';
-export { releasePage } from './releases.service.ts';
+export { releaseCard, releaseHistory, releasePage } from './releases.service.ts';
 export {
   findReleaseListRow,
   listDspStatuses,

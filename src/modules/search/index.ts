@@ -1,1 +1,2 @@
 export { searchRoutes } from './search.routes.ts';
+export { searchCatalog } from './search.service.ts';
