@@ -6,6 +6,7 @@ import { labelSummary, type SummaryView } from '../analytics/index.ts';
 import { workspaceOfLabel } from '../labels/index.ts';
 import { termsOf, USAGE_NAMES, usageOf } from '../plans/index.ts';
 import { consoleRoute } from './console.pages.ts';
+import { dailyChart } from './console.render.ts';
 
 /** The Overview page: releases by status, the last 30 days of smart-link traffic, the plan's usage. */
 
@@ -43,26 +44,6 @@ async function overviewData(ctx: AppContext, label: LabelRow): Promise<OverviewD
   };
 }
 
-const CHART = { width: 720, height: 160, top: 10, bottom: 24 };
-
-/** Views and clicks per day as bars, drawn on the server: the page needs no script. */
-function trafficChart(daily: SummaryView['daily']): Html {
-  const max = Math.max(1, ...daily.map((day) => day.views));
-  const slot = CHART.width / Math.max(1, daily.length);
-  const plot = CHART.height - CHART.top - CHART.bottom;
-  const y = (value: number) => CHART.top + plot - (value / max) * plot;
-  const bars = daily.map((day, i) => {
-    const x = i * slot;
-    return html`<rect class="bar-views" x="${(x + 1).toFixed(1)}" y="${y(day.views).toFixed(1)}" width="${(slot / 2 - 1).toFixed(1)}" height="${(CHART.top + plot - y(day.views)).toFixed(1)}"/><rect class="bar-clicks" x="${(x + slot / 2).toFixed(1)}" y="${y(day.clicks).toFixed(1)}" width="${(slot / 2 - 1).toFixed(1)}" height="${(CHART.top + plot - y(day.clicks)).toFixed(1)}"/>`;
-  });
-  const first = daily[0]?.date ?? '';
-  const last = daily.at(-1)?.date ?? '';
-  const total = (key: 'views' | 'clicks') => daily.reduce((sum, day) => sum + day[key], 0);
-  return html`<svg role="img" aria-label="Smart-link views and clicks per day, ${first} to ${last}: ${total('views')} views, ${total('clicks')} clicks" viewBox="0 0 ${CHART.width} ${CHART.height}" width="100%">
-${bars}<text x="0" y="${CHART.height - 6}">${first}</text><text x="${CHART.width}" y="${CHART.height - 6}" text-anchor="end">${last}</text><text x="${CHART.width}" y="10" text-anchor="end">max ${max} views a day</text></svg>
-<p class="muted">Views (dark bars) and clicks (light bars), per UTC day.</p>`;
-}
-
 function overviewContent({ summary, planName, usage }: OverviewData): Html {
   const statuses = Object.entries(summary.releases.by_status).map(
     ([status, count]) => html`<tr><td>${status.replaceAll('_', ' ')}</td><td class="n">${count}</td></tr>`,
@@ -73,7 +54,7 @@ function overviewContent({ summary, planName, usage }: OverviewData): Html {
 <tfoot><tr><th>All</th><th class="n">${summary.releases.total}</th></tr></tfoot></table></section>
 <section aria-labelledby="traffic"><h2 id="traffic">Smart links, last ${DAYS} days</h2>
 <p>${links.views} views, ${links.clicks} clicks (${links.rate_percent}%), ${links.presaves} pre-saves across ${links.total} links.</p>
-${trafficChart(summary.daily)}</section>
+${dailyChart(summary.daily)}</section>
 <section aria-labelledby="plan"><h2 id="plan">Plan: ${planName}</h2>
 <table><thead><tr><th>Resource</th><th class="n">Used</th><th class="n">Limit</th></tr></thead><tbody>
 ${usage.map((row) => html`<tr><td>${row.title}</td><td class="n">${row.used}</td><td class="n">${row.limit ?? 'unlimited'}</td></tr>`)}

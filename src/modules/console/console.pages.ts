@@ -29,6 +29,7 @@ export const COOKIE_OPTIONS = { path: '/console', httpOnly: true, secure: true, 
 export const PAGES = {
   overview: { name: 'Overview', path: '/console', permission: 'catalog.view' },
   catalog: { name: 'Catalog', path: '/console/catalog', permission: 'catalog.view' },
+  smartLinks: { name: 'Smart links', path: '/console/smart-links', permission: 'stats.view' },
 } as const satisfies Record<string, { name: string; path: string; permission: Permission }>;
 
 export type PageName = keyof typeof PAGES;

@@ -144,3 +144,37 @@ export function forbiddenContent(roleTitle: string): Html {
 export function refusalContent(message: string): Html {
   return html`<section><p class="error" role="alert">${message}</p><p><a href="/console">Back to the overview</a></p></section>`;
 }
+
+const CHART = { width: 720, height: 160, top: 10, bottom: 24 };
+
+/** Views and clicks per day as bars, drawn on the server: the page needs no script. */
+export function dailyChart(daily: ReadonlyArray<{ date: string; views: number; clicks: number }>): Html {
+  const max = Math.max(1, ...daily.map((day) => day.views));
+  const slot = CHART.width / Math.max(1, daily.length);
+  const plot = CHART.height - CHART.top - CHART.bottom;
+  const y = (value: number) => CHART.top + plot - (value / max) * plot;
+  const bars = daily.map((day, i) => {
+    const x = i * slot;
+    return html`<rect class="bar-views" x="${(x + 1).toFixed(1)}" y="${y(day.views).toFixed(1)}" width="${(slot / 2 - 1).toFixed(1)}" height="${(CHART.top + plot - y(day.views)).toFixed(1)}"/><rect class="bar-clicks" x="${(x + slot / 2).toFixed(1)}" y="${y(day.clicks).toFixed(1)}" width="${(slot / 2 - 1).toFixed(1)}" height="${(CHART.top + plot - y(day.clicks)).toFixed(1)}"/>`;
+  });
+  const first = daily[0]?.date ?? '';
+  const last = daily.at(-1)?.date ?? '';
+  const total = (key: 'views' | 'clicks') => daily.reduce((sum, day) => sum + day[key], 0);
+  return html`<svg role="img" aria-label="Smart-link views and clicks per day, ${first} to ${last}: ${total('views')} views, ${total('clicks')} clicks" viewBox="0 0 ${CHART.width} ${CHART.height}" width="100%">
+${bars}<text x="0" y="${CHART.height - 6}">${first}</text><text x="${CHART.width}" y="${CHART.height - 6}" text-anchor="end">${last}</text><text x="${CHART.width}" y="10" text-anchor="end">max ${max} views a day</text></svg>
+<p class="muted">Views (dark bars) and clicks (light bars), per UTC day.</p>`;
+}
+
+const RANK = { width: 480, row: 22, label: 160 };
+
+/** Counts of one breakdown as horizontal bars, most first, each with its name and number. */
+export function rankChart(name: string, rows: ReadonlyArray<{ name: string; count: number }>): Html {
+  if (rows.length === 0) return html`<p class="muted">Nothing counted yet.</p>`;
+  const max = Math.max(1, ...rows.map((row) => row.count));
+  const plot = RANK.width - RANK.label - 60;
+  const bars = rows.map((row, i) => {
+    const y = i * RANK.row;
+    return html`<text x="0" y="${y + 15}">${row.name}</text><rect class="bar-views" x="${RANK.label}" y="${y + 4}" width="${((row.count / max) * plot).toFixed(1)}" height="${RANK.row - 8}"/><text x="${RANK.width}" y="${y + 15}" text-anchor="end">${row.count}</text>`;
+  });
+  return html`<svg role="img" aria-label="${name}: ${rows.map((row) => `${row.name} ${row.count}`).join(', ')}" viewBox="0 0 ${RANK.width} ${rows.length * RANK.row}" width="100%">${bars}</svg>`;
+}
