@@ -5,6 +5,7 @@ import { failedLogLines } from './labeldesk.ts';
 import {
   addressSequence,
   findMeasured,
+  getOnce,
   measureRounds,
   readLoadSettings,
   type Scenario,
@@ -86,6 +87,23 @@ async function storedCounts(seeded: SeededDatabase): Promise<{ views: number; cl
   return { views: Number(row.views), clicks: Number(row.clicks) };
 }
 
+/** The link's totals as `GET /smart-links/{id}/stats` shows them (it writes what is pending first). */
+async function statsThroughApi(
+  server: Server,
+  seeded: SeededDatabase,
+): Promise<{ views: number; clicks: number }> {
+  const answer = await getOnce(server, `/api/v1/smart-links/${seeded.smartLinkId}/stats`, {
+    ...VIA_PROXY,
+    authorization: `Bearer ${seeded.key}`,
+  });
+  if (answer.status !== 200)
+    throw new Error(`GET /stats answered ${answer.status}: ${answer.body.toString('utf8')}`);
+  const { totals } = JSON.parse(answer.body.toString('utf8')) as {
+    totals: { views: number; clicks: number };
+  };
+  return totals;
+}
+
 /** What a counting check sends: views and clicks, from fans of their own. */
 const CHECKED_REQUESTS = 2000;
 /** Longer than a flush interval, so requests still in flight after the load have been counted and written. */
@@ -106,13 +124,19 @@ async function checkCounting(
   if (!page || !redirect) throw new Error('each engine has a page and a redirect scenario');
   const views = answered(page, await sendExactly(page, settings.connections, CHECKED_REQUESTS));
   const clicks = answered(redirect, await sendExactly(redirect, settings.connections, CHECKED_REQUESTS));
+  const shown = await statsThroughApi(server, seeded);
   await stopChild(server.child);
   const after = await storedCounts(seeded);
   const gained = { views: after.views - before.views, clicks: after.clicks - before.clicks };
-  const holds = gained.views === views && gained.clicks === clicks;
+  const shownGained = { views: shown.views - before.views, clicks: shown.clicks - before.clicks };
+  const holds =
+    gained.views === views &&
+    gained.clicks === clicks &&
+    shownGained.views === views &&
+    shownGained.clicks === clicks;
   return {
     holds,
-    line: `counted on ${engine}: ${holds ? 'PASS' : 'FAIL'} (views ${gained.views} of ${views} answered, clicks ${gained.clicks} of ${clicks}; ${CHECKED_REQUESTS} of each sent)`,
+    line: `counted on ${engine}: ${holds ? 'PASS' : 'FAIL'} (${CHECKED_REQUESTS} views and ${CHECKED_REQUESTS} clicks sent, ${views} and ${clicks} answered; GET /stats showed ${shownGained.views} and ${shownGained.clicks} more; stored after SIGTERM ${gained.views} and ${gained.clicks} more)`,
   };
 }
 
