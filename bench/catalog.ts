@@ -1,4 +1,4 @@
-// `npm run bench:catalog`: list, filter, sort and search latency at catalog scale:
+// `npm run bench:catalog`: list, filter, sort and search latency at catalog scale, and the label console's pages:
 // 100k releases and 1M tracks in one label, on SQLite, or on PostgreSQL when
 // BENCH_DATABASE_URL is set. Then peak server memory while streaming a 200 MB upload in and the
 // whole catalog out as CSV.
@@ -29,6 +29,14 @@ import {
   seedCatalog,
   seedEvents,
 } from './catalog-seed.ts';
+import {
+  CONSOLE_GOAL_MS,
+  CONSOLE_WEIGHT_GOAL_BYTES,
+  consoleScenarios,
+  ownerSession,
+  weightOf,
+  weightVerdict,
+} from './console-pages.ts';
 import { openContext, prepareLabel, runBench } from './in-process.ts';
 import {
   type Answer,
@@ -203,6 +211,17 @@ function latencyReport(timings: readonly Timing[], settings: Settings, dialect: 
   ].join('\n');
 }
 
+function consoleReport(pages: readonly Timing[]): string {
+  return [
+    'The label console, signed in as the owner (found: the page with its stylesheet)',
+    '',
+    latencyTable(pages),
+    '',
+    `Goal: every console page within ${CONSOLE_GOAL_MS} ms of server time at p99: ${goalVerdict(pages)}`,
+    `Goal: every console page under ${CONSOLE_WEIGHT_GOAL_BYTES / 1024} KB of HTML and CSS: ${weightVerdict(pages)}`,
+  ].join('\n');
+}
+
 function memoryReport(results: readonly MemoryResult[]): string {
   const megabytes = (kb: number | null) => (kb === null ? 'n/a' : (kb / 1024).toFixed(1));
   const rows = results.map((result) => [
@@ -260,6 +279,7 @@ async function seed(ctx: AppContext, labelId: number, size: CatalogSize): Promis
 
 async function measureLatency(
   ctx: AppContext,
+  labelId: number,
   key: string,
   facts: SeededFacts,
   events: SeededEvents,
@@ -272,13 +292,23 @@ async function measureLatency(
     const response = await app.inject({ method: 'GET', url, headers });
     return { status: response.statusCode, headers: response.headers, body: response.body };
   };
+  const cookie = `labeldesk_session=${await ownerSession(ctx, labelId)}`;
+  const sendSignedIn: Send = async (url) => {
+    const response = await app.inject({ method: 'GET', url, headers: { cookie } });
+    return { status: response.statusCode, headers: response.headers, body: response.body };
+  };
   try {
     const timings: Timing[] = [];
     for (const scenario of scenariosFor(facts, settings.size, events)) {
       process.stderr.write(`measuring ${scenario.name}\n`);
       timings.push(await timeScenario(send, scenario, settings.requests, foundIn));
     }
-    return timings;
+    const pages: Timing[] = [];
+    for (const scenario of consoleScenarios(facts, settings.size.releases)) {
+      process.stderr.write(`measuring ${scenario.name}\n`);
+      pages.push(await timeScenario(sendSignedIn, scenario, settings.requests, weightOf));
+    }
+    return { timings, pages };
   } finally {
     await app.close();
   }
@@ -314,9 +344,18 @@ async function benchmark(dir: string, bench: BenchDatabase, settings: Settings):
     `${settings.events} events seeded in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
   );
   await settle(bench);
-  const timings = await measureLatency(ctx, prepared.key, facts, events, settings);
+  const { timings, pages } = await measureLatency(
+    ctx,
+    prepared.labelId,
+    prepared.key,
+    facts,
+    events,
+    settings,
+  );
   const memory = await measureMemory(ctx, bench, dir, prepared, facts, settings.uploadBytes);
-  process.stdout.write(`\n${latencyReport(timings, settings, ctx.dialect)}\n\n${memoryReport(memory)}\n`);
+  process.stdout.write(
+    `\n${latencyReport(timings, settings, ctx.dialect)}\n\n${consoleReport(pages)}\n\n${memoryReport(memory)}\n`,
+  );
 }
 
 const settings = readSettings();

@@ -1,2 +1,2 @@
 export { consoleRoutes } from './console.routes.ts';
-export { createInvite } from './console.sign-in.ts';
+export { acceptInvite, createInvite } from './console.sign-in.ts';
