@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
+import { ApiError } from '../../errors.ts';
 import type { Html } from '../../lib/html.ts';
 import { getLabel } from '../labels/index.ts';
 import { type Permission, ROLES, roleAllows } from '../team/index.ts';
@@ -21,6 +22,7 @@ export const COOKIE_OPTIONS = { path: '/console', httpOnly: true, secure: true, 
 /** The console's pages, in navigation order, with the permission each needs. */
 export const PAGES = {
   overview: { name: 'Overview', path: '/console', permission: 'catalog.view' },
+  team: { name: 'Team', path: '/console/team', permission: 'members.manage' },
 } as const satisfies Record<string, { name: string; path: string; permission: Permission }>;
 
 export type PageName = keyof typeof PAGES;
@@ -41,6 +43,20 @@ export function formOf(request: FastifyRequest): Form {
 
 export function sendHtml(reply: FastifyReply, status: number, page: string): FastifyReply {
   return reply.code(status).type(HTML).send(page);
+}
+
+/**
+ * Runs a service call a form asked for: what the service refuses (an ApiError) is answered, to be
+ * shown next to the form with the status the API would give; any other failure is a fault and goes
+ * on to the app's error handler.
+ */
+export async function refusalOr<T>(work: () => Promise<T>): Promise<T | ApiError> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
 }
 
 /** The member of the request's session, or null (the caller sends the browser to sign in). */

@@ -26,7 +26,7 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line)}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 form.stack{display:grid;gap:.75rem;max-width:24rem}
 label{display:grid;gap:.25rem;font-weight:600}
-input{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
+input,select{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
 button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.375rem;background:var(--accent);color:#fff;cursor:pointer}
 @media (prefers-color-scheme:dark){button{color:#14141b}}
 .link-button{background:none;color:var(--accent);padding:0;text-decoration:underline}
@@ -131,6 +131,12 @@ export function messagePage(title: string, message: string, link?: { href: strin
     title,
     html`<section><p>${message}</p>${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : ''}</section>`,
   );
+}
+
+/** A service's refusal, next to the form that asked: its message, and the field it names. */
+export function refusalMessage(error: { message: string; extra: Record<string, unknown> }): Html {
+  const field = typeof error.extra.field === 'string' ? html` (${error.extra.field})` : '';
+  return html`<p class="error" role="alert">${error.message}${field}</p>`;
 }
 
 export function forbiddenContent(roleTitle: string): Html {

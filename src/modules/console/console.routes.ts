@@ -15,11 +15,12 @@ import {
   passwordProblem,
   signIn,
 } from './console.sign-in.ts';
+import { teamPages } from './console.team.ts';
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /** The signed-in pages, each registering its routes. */
-const PAGE_MODULES = [overviewPages];
+const PAGE_MODULES = [overviewPages, teamPages];
 
 const PASSWORD_PROBLEMS: Record<PasswordProblem, string> = {
   too_short: 'The password must be at least 12 characters long.',
