@@ -22,6 +22,7 @@ export const COOKIE_OPTIONS = { path: '/console', httpOnly: true, secure: true, 
 /** The console's pages, in navigation order, with the permission each needs. */
 export const PAGES = {
   overview: { name: 'Overview', path: '/console', permission: 'catalog.view' },
+  finance: { name: 'Finance', path: '/console/finance', permission: 'finance.view' },
   team: { name: 'Team', path: '/console/team', permission: 'members.manage' },
 } as const satisfies Record<string, { name: string; path: string; permission: Permission }>;
 

@@ -4,6 +4,7 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { financePages } from './console.finance.ts';
 import { overviewPages } from './console.overview.ts';
 import { COOKIE_OPTIONS, formOf, SESSION_COOKIE, sendHtml, signedIn } from './console.pages.ts';
 import { CONSOLE_SECURITY_POLICY, invitePage, messagePage, signInPage } from './console.render.ts';
@@ -20,7 +21,7 @@ import { teamPages } from './console.team.ts';
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /** The signed-in pages, each registering its routes. */
-const PAGE_MODULES = [overviewPages, teamPages];
+const PAGE_MODULES = [overviewPages, financePages, teamPages];
 
 const PASSWORD_PROBLEMS: Record<PasswordProblem, string> = {
   too_short: 'The password must be at least 12 characters long.',
