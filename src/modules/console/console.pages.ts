@@ -24,6 +24,7 @@ export const PAGES = {
   overview: { name: 'Overview', path: '/console', permission: 'catalog.view' },
   finance: { name: 'Finance', path: '/console/finance', permission: 'finance.view' },
   team: { name: 'Team', path: '/console/team', permission: 'members.manage' },
+  support: { name: 'Support', path: '/console/support', permission: 'support.write' },
 } as const satisfies Record<string, { name: string; path: string; permission: Permission }>;
 
 export type PageName = keyof typeof PAGES;

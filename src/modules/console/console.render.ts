@@ -26,12 +26,13 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line)}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 form.stack{display:grid;gap:.75rem;max-width:24rem}
 label{display:grid;gap:.25rem;font-weight:600}
-input,select{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
+input,select,textarea{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
 button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.375rem;background:var(--accent);color:#fff;cursor:pointer}
 @media (prefers-color-scheme:dark){button{color:#14141b}}
 .link-button{background:none;color:var(--accent);padding:0;text-decoration:underline}
 .error{color:var(--danger);font-weight:600}
 .muted{color:var(--muted)}
+.text{white-space:pre-wrap}
 svg text{fill:var(--muted);font-size:11px}
 .bar-views{fill:var(--accent)}.bar-clicks{fill:var(--muted)}
 `;

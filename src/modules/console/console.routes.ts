@@ -16,12 +16,13 @@ import {
   passwordProblem,
   signIn,
 } from './console.sign-in.ts';
+import { supportPages } from './console.support.ts';
 import { teamPages } from './console.team.ts';
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /** The signed-in pages, each registering its routes. */
-const PAGE_MODULES = [overviewPages, financePages, teamPages];
+const PAGE_MODULES = [overviewPages, financePages, teamPages, supportPages];
 
 const PASSWORD_PROBLEMS: Record<PasswordProblem, string> = {
   too_short: 'The password must be at least 12 characters long.',
