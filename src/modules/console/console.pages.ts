@@ -30,6 +30,9 @@ export const PAGES = {
   overview: { name: 'Overview', path: '/console', permission: 'catalog.view' },
   catalog: { name: 'Catalog', path: '/console/catalog', permission: 'catalog.view' },
   smartLinks: { name: 'Smart links', path: '/console/smart-links', permission: 'stats.view' },
+  finance: { name: 'Finance', path: '/console/finance', permission: 'finance.view' },
+  team: { name: 'Team', path: '/console/team', permission: 'members.manage' },
+  support: { name: 'Support', path: '/console/support', permission: 'support.write' },
 } as const satisfies Record<string, { name: string; path: string; permission: Permission }>;
 
 export type PageName = keyof typeof PAGES;
@@ -53,15 +56,16 @@ export function sendHtml(reply: FastifyReply, status: number, page: string): Fas
 }
 
 /**
- * A refusal by a service (a release of another label, a query too short, a plan limit) is shown in
- * the page with the status and message the API would answer.
+ * Runs a service call a form asked for: what the service refuses (an ApiError) is answered, to be
+ * shown next to the form with the status the API would give; any other failure is a fault and goes
+ * on to the app's error handler.
  */
-async function answerOrRefusal(answer: () => Promise<PageAnswer>): Promise<PageAnswer> {
+export async function refusalOr<T>(work: () => Promise<T>): Promise<T | ApiError> {
   try {
-    return await answer();
+    return await work();
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    return { status: error.status, content: refusalContent(error.message) };
+    if (error instanceof ApiError) return error;
+    throw error;
   }
 }
 
@@ -106,7 +110,11 @@ export function consoleRoute(
       const content = forbiddenContent(ROLES[who.member.role].title);
       return sendHtml(reply, 403, signedInPage(frame, 'Not available to your role', content));
     }
-    const answered = await answerOrRefusal(() => answer(who, request, frame.csrfToken));
+    // A refusal the page did not show itself (another label's id, a query too short) is the page.
+    const answered = await refusalOr(() => answer(who, request, frame.csrfToken));
+    if (answered instanceof ApiError) {
+      return sendHtml(reply, answered.status, signedInPage(frame, title, refusalContent(answered)));
+    }
     if ('redirect' in answered) return reply.redirect(answered.redirect, 303);
     if ('status' in answered)
       return sendHtml(reply, answered.status, signedInPage(frame, title, answered.content));

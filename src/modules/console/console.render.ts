@@ -26,7 +26,7 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line)}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 form.stack{display:grid;gap:.75rem;max-width:24rem}
 label{display:grid;gap:.25rem;font-weight:600}
-input{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
+input,select,textarea{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
 button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.375rem;background:var(--accent);color:#fff;cursor:pointer}
 @media (prefers-color-scheme:dark){button{color:#14141b}}
 .link-button{background:none;color:var(--accent);padding:0;text-decoration:underline}
@@ -36,6 +36,7 @@ button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.375rem;background
 select{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}
 .pager{display:flex;gap:1rem;margin-top:.75rem}
+.text{white-space:pre-wrap}
 svg text{fill:var(--muted);font-size:11px}
 .bar-views{fill:var(--accent)}.bar-clicks{fill:var(--muted)}
 `;
@@ -137,12 +138,19 @@ export function messagePage(title: string, message: string, link?: { href: strin
   );
 }
 
+/** A service's refusal, next to the form that asked: its message, and the field it names. */
+export function refusalMessage(error: { message: string; extra: Record<string, unknown> }): Html {
+  const field = typeof error.extra.field === 'string' ? html` (${error.extra.field})` : '';
+  return html`<p class="error" role="alert">${error.message}${field}</p>`;
+}
+
 export function forbiddenContent(roleTitle: string): Html {
   return html`<section><p>This page is not available to your role (${roleTitle}). Ask an owner or an administrator of the label if you need it.</p></section>`;
 }
 
-export function refusalContent(message: string): Html {
-  return html`<section><p class="error" role="alert">${message}</p><p><a href="/console">Back to the overview</a></p></section>`;
+/** A page refused as a whole (another label's id, a query too short): the refusal, and a way back. */
+export function refusalContent(error: { message: string; extra: Record<string, unknown> }): Html {
+  return html`<section>${refusalMessage(error)}<p><a href="/console">Back to the overview</a></p></section>`;
 }
 
 const CHART = { width: 720, height: 160, top: 10, bottom: 24 };
