@@ -1,10 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
-import type { Html } from '../../lib/html.ts';
+import { ApiError } from '../../errors.ts';
+import { type Html, html } from '../../lib/html.ts';
 import { getLabel } from '../labels/index.ts';
 import { type Permission, ROLES, roleAllows } from '../team/index.ts';
-import { type Frame, forbiddenContent, type NavItem, signedInPage } from './console.render.ts';
+import { errorContent, type Frame, forbiddenContent, type NavItem, signedInPage } from './console.render.ts';
 import { sessionMember } from './console.sign-in.ts';
 import type { SignInMember } from './console.store.ts';
 
@@ -21,6 +22,7 @@ export const COOKIE_OPTIONS = { path: '/console', httpOnly: true, secure: true, 
 /** The console's pages, in navigation order, with the permission each needs. */
 export const PAGES = {
   overview: { name: 'Overview', path: '/console', permission: 'catalog.view' },
+  keys: { name: 'API keys', path: '/console/keys', permission: 'settings.manage' },
 } as const satisfies Record<string, { name: string; path: string; permission: Permission }>;
 
 export type PageName = keyof typeof PAGES;
@@ -37,6 +39,13 @@ export type PageAnswer = Html | { status: number; content: Html } | { redirect: 
 
 export function formOf(request: FastifyRequest): Form {
   return (request.body ?? {}) as Form;
+}
+
+/** Every value posted under `name`: a checkbox group sends one per ticked box. */
+export function formValues(request: FastifyRequest, name: string): string[] {
+  const value: unknown = (request.body as Record<string, unknown> | undefined)?.[name];
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  return typeof value === 'string' ? [value] : [];
 }
 
 export function sendHtml(reply: FastifyReply, status: number, page: string): FastifyReply {
@@ -63,20 +72,24 @@ function frameOf(reply: FastifyReply, current: PageName, { member, label }: Sign
   };
 }
 
+function refusalTitle(error: ApiError): string {
+  return error.status === 404 ? 'Not found' : 'Not done';
+}
+
 /**
  * A handler of one of the console's pages (its GET, or a form it posts): without a session the
  * browser is sent to sign in; a member whose role lacks `permission` (the page's own unless said)
  * gets a 403 page; else `answer` runs, with the page's CSRF token for its forms. POST routes add
  * `app.csrfProtection` as their preHandler.
  */
-export function consoleRoute(
+export function consoleRoute<Route extends RouteGenericInterface = RouteGenericInterface>(
   ctx: AppContext,
   page: PageName,
   title: string,
-  answer: (who: SignedIn, request: FastifyRequest, csrfToken: string) => Promise<PageAnswer>,
+  answer: (who: SignedIn, request: FastifyRequest<Route>, csrfToken: string) => Promise<PageAnswer>,
   permission: Permission = PAGES[page].permission,
 ) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  return async (request: FastifyRequest<Route>, reply: FastifyReply) => {
     const who = await signedIn(ctx, request);
     if (!who) return reply.redirect('/console/sign-in', 303);
     const frame = frameOf(reply, page, who);
@@ -84,7 +97,18 @@ export function consoleRoute(
       const content = forbiddenContent(ROLES[who.member.role].title);
       return sendHtml(reply, 403, signedInPage(frame, 'Not available to your role', content));
     }
-    const answered = await answer(who, request, frame.csrfToken);
+    let answered: PageAnswer;
+    try {
+      answered = await answer(who, request, frame.csrfToken);
+    } catch (error) {
+      // A service's refusal the page did not show beside its form (an id of another label, ...).
+      if (!(error instanceof ApiError)) throw error;
+      return sendHtml(
+        reply,
+        error.status,
+        signedInPage(frame, refusalTitle(error), html`<section>${errorContent(error)}</section>`),
+      );
+    }
     if ('redirect' in answered) return reply.redirect(answered.redirect, 303);
     if ('status' in answered)
       return sendHtml(reply, answered.status, signedInPage(frame, title, answered.content));

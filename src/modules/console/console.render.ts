@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { ApiError } from '../../errors.ts';
 import { Html, html } from '../../lib/html.ts';
 
 /*
@@ -26,7 +27,10 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line)}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 form.stack{display:grid;gap:.75rem;max-width:24rem}
 label{display:grid;gap:.25rem;font-weight:600}
-input{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
+label.choice{display:flex;align-items:center;gap:.5rem;font-weight:400}
+fieldset{border:1px solid var(--line);border-radius:.375rem;display:grid;gap:.25rem}
+legend{font-weight:600}
+input,textarea{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
 button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.375rem;background:var(--accent);color:#fff;cursor:pointer}
 @media (prefers-color-scheme:dark){button{color:#14141b}}
 .link-button{background:none;color:var(--accent);padding:0;text-decoration:underline}
@@ -135,4 +139,9 @@ export function messagePage(title: string, message: string, link?: { href: strin
 
 export function forbiddenContent(roleTitle: string): Html {
   return html`<section><p>This page is not available to your role (${roleTitle}). Ask an owner or an administrator of the label if you need it.</p></section>`;
+}
+
+/** A service's refusal (an ApiError) as a page shows it, beside the form it answers. */
+export function errorContent(error: ApiError): Html {
+  return html`<p class="error" role="alert">${error.message}</p>`;
 }

@@ -4,6 +4,7 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { keysPages } from './console.keys.ts';
 import { overviewPages } from './console.overview.ts';
 import { COOKIE_OPTIONS, formOf, SESSION_COOKIE, sendHtml, signedIn } from './console.pages.ts';
 import { CONSOLE_SECURITY_POLICY, invitePage, messagePage, signInPage } from './console.render.ts';
@@ -19,7 +20,7 @@ import {
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /** The signed-in pages, each registering its routes. */
-const PAGE_MODULES = [overviewPages];
+const PAGE_MODULES = [overviewPages, keysPages];
 
 const PASSWORD_PROBLEMS: Record<PasswordProblem, string> = {
   too_short: 'The password must be at least 12 characters long.',
