@@ -23,6 +23,7 @@ export const COOKIE_OPTIONS = { path: '/console', httpOnly: true, secure: true, 
 export const PAGES = {
   overview: { name: 'Overview', path: '/console', permission: 'catalog.view' },
   keys: { name: 'API keys', path: '/console/keys', permission: 'settings.manage' },
+  webhooks: { name: 'Webhooks', path: '/console/webhooks', permission: 'settings.manage' },
 } as const satisfies Record<string, { name: string; path: string; permission: Permission }>;
 
 export type PageName = keyof typeof PAGES;

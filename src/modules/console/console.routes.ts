@@ -16,11 +16,12 @@ import {
   passwordProblem,
   signIn,
 } from './console.sign-in.ts';
+import { webhooksPages } from './console.webhooks.ts';
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /** The signed-in pages, each registering its routes. */
-const PAGE_MODULES = [overviewPages, keysPages];
+const PAGE_MODULES = [overviewPages, keysPages, webhooksPages];
 
 const PASSWORD_PROBLEMS: Record<PasswordProblem, string> = {
   too_short: 'The password must be at least 12 characters long.',
