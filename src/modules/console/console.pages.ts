@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { LabelRow } from '../../core/labels.ts';
 import { ApiError } from '../../errors.ts';
@@ -29,6 +29,8 @@ export const COOKIE_OPTIONS = { path: '/console', httpOnly: true, secure: true, 
 export const PAGES = {
   overview: { name: 'Overview', path: '/console', permission: 'catalog.view' },
   catalog: { name: 'Catalog', path: '/console/catalog', permission: 'catalog.view' },
+  keys: { name: 'API keys', path: '/console/keys', permission: 'settings.manage' },
+  webhooks: { name: 'Webhooks', path: '/console/webhooks', permission: 'settings.manage' },
   smartLinks: { name: 'Smart links', path: '/console/smart-links', permission: 'stats.view' },
   finance: { name: 'Finance', path: '/console/finance', permission: 'finance.view' },
   team: { name: 'Team', path: '/console/team', permission: 'members.manage' },
@@ -49,6 +51,13 @@ export type PageAnswer = Html | { status: number; content: Html } | { redirect: 
 
 export function formOf(request: FastifyRequest): Form {
   return (request.body ?? {}) as Form;
+}
+
+/** Every value posted under `name`: a checkbox group sends one per ticked box. */
+export function formValues(request: FastifyRequest, name: string): string[] {
+  const value: unknown = (request.body as Record<string, unknown> | undefined)?.[name];
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  return typeof value === 'string' ? [value] : [];
 }
 
 export function sendHtml(reply: FastifyReply, status: number, page: string): FastifyReply {
@@ -89,20 +98,24 @@ function frameOf(reply: FastifyReply, current: PageName, { member, label }: Sign
   };
 }
 
+function refusalTitle(error: ApiError): string {
+  return error.status === 404 ? 'Not found' : 'Not done';
+}
+
 /**
  * A handler of one of the console's pages (its GET, or a form it posts): without a session the
  * browser is sent to sign in; a member whose role lacks `permission` (the page's own unless said)
  * gets a 403 page; else `answer` runs, with the page's CSRF token for its forms. POST routes add
  * `app.csrfProtection` as their preHandler.
  */
-export function consoleRoute(
+export function consoleRoute<Route extends RouteGenericInterface = RouteGenericInterface>(
   ctx: AppContext,
   page: PageName,
   title: string,
-  answer: (who: SignedIn, request: FastifyRequest, csrfToken: string) => Promise<PageAnswer>,
+  answer: (who: SignedIn, request: FastifyRequest<Route>, csrfToken: string) => Promise<PageAnswer>,
   permission: Permission = PAGES[page].permission,
 ) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  return async (request: FastifyRequest<Route>, reply: FastifyReply) => {
     const who = await signedIn(ctx, request);
     if (!who) return reply.redirect('/console/sign-in', 303);
     const frame = frameOf(reply, page, who);
@@ -113,7 +126,11 @@ export function consoleRoute(
     // A refusal the page did not show itself (another label's id, a query too short) is the page.
     const answered = await refusalOr(() => answer(who, request, frame.csrfToken));
     if (answered instanceof ApiError) {
-      return sendHtml(reply, answered.status, signedInPage(frame, title, refusalContent(answered)));
+      return sendHtml(
+        reply,
+        answered.status,
+        signedInPage(frame, refusalTitle(answered), refusalContent(answered)),
+      );
     }
     if ('redirect' in answered) return reply.redirect(answered.redirect, 303);
     if ('status' in answered)

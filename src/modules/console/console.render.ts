@@ -26,6 +26,9 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line)}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 form.stack{display:grid;gap:.75rem;max-width:24rem}
 label{display:grid;gap:.25rem;font-weight:600}
+label.choice{display:flex;align-items:center;gap:.5rem;font-weight:400}
+fieldset{border:1px solid var(--line);border-radius:.375rem;display:grid;gap:.25rem}
+legend{font-weight:600}
 input,select,textarea{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--bg);color:var(--fg)}
 button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.375rem;background:var(--accent);color:#fff;cursor:pointer}
 @media (prefers-color-scheme:dark){button{color:#14141b}}
@@ -138,10 +141,9 @@ export function messagePage(title: string, message: string, link?: { href: strin
   );
 }
 
-/** A service's refusal, next to the form that asked: its message, and the field it names. */
-export function refusalMessage(error: { message: string; extra: Record<string, unknown> }): Html {
-  const field = typeof error.extra.field === 'string' ? html` (${error.extra.field})` : '';
-  return html`<p class="error" role="alert">${error.message}${field}</p>`;
+/** A service's refusal, next to the form that asked (or as the page): its message. */
+export function refusalMessage(error: { message: string }): Html {
+  return html`<p class="error" role="alert">${error.message}</p>`;
 }
 
 export function forbiddenContent(roleTitle: string): Html {
@@ -149,7 +151,7 @@ export function forbiddenContent(roleTitle: string): Html {
 }
 
 /** A page refused as a whole (another label's id, a query too short): the refusal, and a way back. */
-export function refusalContent(error: { message: string; extra: Record<string, unknown> }): Html {
+export function refusalContent(error: { message: string }): Html {
   return html`<section>${refusalMessage(error)}<p><a href="/console">Back to the overview</a></p></section>`;
 }
 

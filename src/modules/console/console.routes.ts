@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { catalogPages } from './console.catalog.ts';
 import { financePages } from './console.finance.ts';
+import { keysPages } from './console.keys.ts';
 import { overviewPages } from './console.overview.ts';
 import { COOKIE_OPTIONS, formOf, SESSION_COOKIE, sendHtml, signedIn } from './console.pages.ts';
 import { CONSOLE_SECURITY_POLICY, invitePage, messagePage, signInPage } from './console.render.ts';
@@ -20,11 +21,21 @@ import {
 import { smartLinkPages } from './console.smart-links.ts';
 import { supportPages } from './console.support.ts';
 import { teamPages } from './console.team.ts';
+import { webhooksPages } from './console.webhooks.ts';
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /** The signed-in pages, each registering its routes. */
-const PAGE_MODULES = [overviewPages, catalogPages, smartLinkPages, financePages, teamPages, supportPages];
+const PAGE_MODULES = [
+  overviewPages,
+  catalogPages,
+  keysPages,
+  webhooksPages,
+  smartLinkPages,
+  financePages,
+  teamPages,
+  supportPages,
+];
 
 const PASSWORD_PROBLEMS: Record<PasswordProblem, string> = {
   too_short: 'The password must be at least 12 characters long.',

@@ -1,1 +1,8 @@
-export { type Authenticated, authenticateKey, createKey, listKeys, revokeKey } from './keys.service.ts';
+export {
+  type Authenticated,
+  authenticateKey,
+  createKey,
+  type KeyView,
+  listKeys,
+  revokeKey,
+} from './keys.service.ts';

@@ -89,8 +89,10 @@ export function resolveScopes(requested: readonly string[]): Scope[] {
   return SCOPES.filter((scope) => names.includes(scope));
 }
 
-function checkAllowList(entries: readonly string[]): string[] {
+/** The entries, checked; null (any address) when none is given, as blanks are not entries. */
+function checkAllowList(entries: readonly string[]): string[] | null {
   const cleaned = entries.map((e) => e.trim()).filter(Boolean);
+  if (cleaned.length === 0) return null;
   for (const entry of cleaned) {
     try {
       parseAllowEntry(entry);
@@ -116,7 +118,7 @@ export async function createKey(
 ): Promise<IssuedKey> {
   const label = await getLabel(ctx, input.labelId);
   const scopes = resolveScopes(input.scopes);
-  const allowIps = input.allowIps && input.allowIps.length > 0 ? checkAllowList(input.allowIps) : null;
+  const allowIps = input.allowIps ? checkAllowList(input.allowIps) : null;
   const sandbox = input.sandbox === true;
   if (sandbox) await ensureSandboxWorkspace(ctx, label);
   else await enforceLimit(ctx.db, label, 'api_keys');
@@ -139,10 +141,16 @@ export async function listKeys(ctx: AppContext, labelId: number): Promise<KeyVie
   return (await listKeysOfLabel(ctx.db, label.id)).map(presentKey);
 }
 
-export async function revokeKey(ctx: AppContext, prefix: string): Promise<KeyView> {
+/** Revokes the key with `prefix`; with `labelId`, a key of another label is not found. */
+export async function revokeKey(
+  ctx: AppContext,
+  prefix: string,
+  owner: { labelId?: number } = {},
+): Promise<KeyView> {
   const matches = await findKeysByPrefix(ctx.db, prefix.trim());
   const [match] = matches;
   if (!match || matches.length > 1) throw errors.notFound('Key');
+  if (owner.labelId !== undefined && match.label_id !== owner.labelId) throw errors.notFound('Key');
   if (match.revoked_at !== null) return presentKey(match);
   return presentKey(await markKeyRevoked(ctx.db, match.id, isoNow(ctx.clock)));
 }

@@ -2,4 +2,16 @@ export { type HostResolver, systemResolver } from './webhooks.address.ts';
 export { deliveryHandler } from './webhooks.delivery.ts';
 export { webhooksRoutes } from './webhooks.routes.ts';
 export { createWebhookSender } from './webhooks.sender.ts';
+export {
+  type AttemptView,
+  createWebhook,
+  deliveryLog,
+  eventKinds,
+  listWebhooks,
+  patchWebhook,
+  redeliver,
+  testWebhook,
+  type WebhookCaller,
+  type WebhookView,
+} from './webhooks.service.ts';
 export { attemptCountsSince, deleteAttemptsBefore } from './webhooks.store.ts';

@@ -19,6 +19,9 @@ import {
   webhooksOfLabel,
 } from './webhooks.store.ts';
 
+/** Who acts on webhooks: a key's caller, or a console member's label in its live workspace. */
+export type WebhookCaller = Pick<Authenticated, 'label' | 'workspace'>;
+
 export interface WebhookView {
   id: number;
   url: string;
@@ -39,6 +42,8 @@ export function presentWebhook(row: WebhookRow): WebhookView {
   };
 }
 
+export type AttemptView = ReturnType<typeof presentAttempt>;
+
 function presentAttempt(row: AttemptRow) {
   return {
     delivery_id: row.delivery_id,
@@ -53,17 +58,17 @@ function presentAttempt(row: AttemptRow) {
 }
 
 /** Webhooks belong to the label; its sandbox shares them (test events carry `data.sandbox`). */
-const ownerOf = (auth: Authenticated) => auth.workspace.labelId;
+const ownerOf = (auth: WebhookCaller) => auth.workspace.labelId;
 
 /**
  * A sandbox key may read the shared webhooks and send them tests, never change where live events
  * go: that is 403 `live_key_required`.
  */
-function requireLiveKey(auth: Authenticated, action: string): void {
+function requireLiveKey(auth: WebhookCaller, action: string): void {
   if (auth.workspace.sandbox) throw errors.liveKeyRequired(action);
 }
 
-async function loadWebhook(ctx: AppContext, auth: Authenticated, id: number): Promise<WebhookRow> {
+async function loadWebhook(ctx: AppContext, auth: WebhookCaller, id: number): Promise<WebhookRow> {
   requireFeature(auth.label, 'webhooks');
   const row = await findWebhook(ctx.db, ownerOf(auth), id);
   if (!row) throw errors.notFound('Webhook');
@@ -81,14 +86,14 @@ async function checkedUrl(ctx: AppContext, url: string): Promise<string> {
   }
 }
 
-export async function listWebhooks(ctx: AppContext, auth: Authenticated): Promise<WebhookView[]> {
+export async function listWebhooks(ctx: AppContext, auth: WebhookCaller): Promise<WebhookView[]> {
   requireFeature(auth.label, 'webhooks');
   return (await webhooksOfLabel(ctx.db, ownerOf(auth))).map(presentWebhook);
 }
 
 export async function createWebhook(
   ctx: AppContext,
-  auth: Authenticated,
+  auth: WebhookCaller,
   body: { url: string; events: EventKind[] },
 ): Promise<WebhookView & { secret: string }> {
   requireLiveKey(auth, 'create a webhook');
@@ -115,7 +120,7 @@ export async function createWebhook(
 
 export async function patchWebhook(
   ctx: AppContext,
-  auth: Authenticated,
+  auth: WebhookCaller,
   id: number,
   body: { url?: string; events?: EventKind[]; active?: boolean },
 ): Promise<WebhookView> {
@@ -133,7 +138,7 @@ export async function patchWebhook(
   return presentWebhook(row);
 }
 
-export async function removeWebhook(ctx: AppContext, auth: Authenticated, id: number): Promise<void> {
+export async function removeWebhook(ctx: AppContext, auth: WebhookCaller, id: number): Promise<void> {
   requireLiveKey(auth, 'delete a webhook');
   await loadWebhook(ctx, auth, id);
   if (!(await deleteWebhook(ctx.db, ownerOf(auth), id))) throw errors.notFound('Webhook');
@@ -141,7 +146,7 @@ export async function removeWebhook(ctx: AppContext, auth: Authenticated, id: nu
 
 export async function rotateWebhookSecret(
   ctx: AppContext,
-  auth: Authenticated,
+  auth: WebhookCaller,
   id: number,
 ): Promise<WebhookView & { secret: string }> {
   requireLiveKey(auth, "rotate a webhook's secret");
@@ -166,7 +171,7 @@ function assertActive(row: WebhookRow): void {
 /** Publishes a `webhook.test` event and sends it to this webhook alone. */
 export async function testWebhook(
   ctx: AppContext,
-  auth: Authenticated,
+  auth: WebhookCaller,
   id: number,
 ): Promise<{ delivery_id: string; event_id: number }> {
   assertActive(await loadWebhook(ctx, auth, id));
@@ -187,7 +192,7 @@ export async function testWebhook(
 /** Sends an event of the caller's workspace again, marked `redelivery: true`, under a new delivery id. */
 export async function redeliver(
   ctx: AppContext,
-  auth: Authenticated,
+  auth: WebhookCaller,
   id: number,
   eventId: number,
 ): Promise<{ delivery_id: string; event_id: number }> {
@@ -202,7 +207,7 @@ export async function redeliver(
 }
 
 /** The webhook's log; a sandbox key reads only the attempts that carried its sandbox's events. */
-export async function deliveryLog(ctx: AppContext, auth: Authenticated, id: number, page: PageRequest) {
+export async function deliveryLog(ctx: AppContext, auth: WebhookCaller, id: number, page: PageRequest) {
   await loadWebhook(ctx, auth, id);
   const workspace = auth.workspace.sandbox ? auth.workspace.id : null;
   const { rows, total } = await attemptsPage(ctx.db, id, workspace, page.limit, page.offset);

@@ -68,9 +68,9 @@ test('Request withdrawal refuses as the CLI does, with the service’s message a
   await owner.get('/console/finance');
 
   for (const [amount, message] of [
-    ['49.99', '49.99 is under the minimum withdrawal of 50.00 (amount)'],
-    ['395.27', '395.27 is over the available balance of 395.26 (amount)'],
-    ['ten', 'amount &quot;ten&quot; is not a sum of dollars above zero with at most two decimals (amount)'],
+    ['49.99', '49.99 is under the minimum withdrawal of 50.00'],
+    ['395.27', '395.27 is over the available balance of 395.26'],
+    ['ten', 'amount &quot;ten&quot; is not a sum of dollars above zero with at most two decimals'],
   ] as const) {
     const refused = await owner.post('/console/finance/withdrawals', { amount });
     assert.equal(refused.statusCode, 400, amount);

@@ -27,10 +27,13 @@ export class Browser {
     return response;
   }
 
-  /** Posts the form as the page's form would, with the CSRF token of the last page seen (unless `csrf` says otherwise). */
+  /**
+   * Posts the form as the page's form would, with the CSRF token of the last page seen (unless `csrf`
+   * says otherwise). Pairs post a name several times, as ticked checkboxes do.
+   */
   async post(
     path: string,
-    fields: Record<string, string>,
+    fields: Record<string, string> | Array<[string, string]>,
     csrf: string | null = this.csrf,
   ): Promise<LightMyRequestResponse> {
     const form = new URLSearchParams(fields);
