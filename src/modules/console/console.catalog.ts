@@ -7,7 +7,7 @@ import { type Html, html } from '../../lib/html.ts';
 import { workspaceOfLabel } from '../labels/index.ts';
 import { type ReleaseListView, releaseCard, releaseHistory, releasePage } from '../releases/index.ts';
 import { searchCatalog } from '../search/index.ts';
-import { consoleRoute, type PageAnswer, type SignedIn } from './console.pages.ts';
+import { consoleRoute, type PageAnswer, pathId, type SignedIn } from './console.pages.ts';
 
 /*
  * The Catalog page: the label's releases with search, a status filter and paging; and a release's
@@ -156,13 +156,7 @@ export function catalogPages(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { id: string } }>(
     '/console/catalog/:id',
     consoleRoute(ctx, 'catalog', 'Release', (who, request) =>
-      releaseDetail(who, ctx, releaseIdOf((request.params as { id: string }).id)),
+      releaseDetail(who, ctx, pathId((request.params as { id: string }).id)),
     ),
   );
-}
-
-/** Not a positive integer: no release has that address (404, as another label's release). */
-function releaseIdOf(text: string): number {
-  const id = Number(text);
-  return Number.isSafeInteger(id) && id > 0 ? id : 0;
 }

@@ -138,3 +138,9 @@ export function consoleRoute<Route extends RouteGenericInterface = RouteGenericI
     return sendHtml(reply, 200, signedInPage(frame, title, answered));
   };
 }
+
+/** The id in a console address; 0 (no object has it: the service answers 404) unless a positive integer. */
+export function pathId(text: string): number {
+  const id = Number(text);
+  return /^\d+$/.test(text) && Number.isSafeInteger(id) && id > 0 ? id : 0;
+}

@@ -5,7 +5,7 @@ import { html } from '../../lib/html.ts';
 import { percent } from '../../lib/percent.ts';
 import { workspaceOfLabel } from '../labels/index.ts';
 import { linkStats, readSmartLink, smartLinkPage } from '../smart-links/index.ts';
-import { consoleRoute, type PageAnswer, type SignedIn } from './console.pages.ts';
+import { consoleRoute, type PageAnswer, pathId, type SignedIn } from './console.pages.ts';
 import { dailyChart, rankChart } from './console.render.ts';
 
 /*
@@ -62,12 +62,6 @@ async function linkDetail({ label }: SignedIn, ctx: AppContext, id: number): Pro
   )}</section>`;
 }
 
-/** Not a positive integer: no link has that address (404, as another label's link). */
-function linkIdOf(text: string): number {
-  const id = Number(text);
-  return Number.isSafeInteger(id) && id > 0 ? id : 0;
-}
-
 export function smartLinkPages(app: FastifyInstance, ctx: AppContext): void {
   app.get(
     '/console/smart-links',
@@ -76,7 +70,7 @@ export function smartLinkPages(app: FastifyInstance, ctx: AppContext): void {
   app.get(
     '/console/smart-links/:id',
     consoleRoute(ctx, 'smartLinks', 'Smart link', (who, request) =>
-      linkDetail(who, ctx, linkIdOf((request.params as { id: string }).id)),
+      linkDetail(who, ctx, pathId((request.params as { id: string }).id)),
     ),
   );
 }

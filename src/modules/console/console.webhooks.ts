@@ -17,7 +17,7 @@ import {
   type WebhookCaller,
   type WebhookView,
 } from '../webhooks/index.ts';
-import { consoleRoute, formOf, formValues, type PageAnswer } from './console.pages.ts';
+import { consoleRoute, formOf, formValues, type PageAnswer, pathId } from './console.pages.ts';
 import { refusalMessage } from './console.render.ts';
 
 /**
@@ -47,8 +47,8 @@ function callerOf(label: LabelRow): WebhookCaller {
 
 /** An address's id as the API reads it; anything else is no webhook of this label. */
 function webhookIdOf(request: FastifyRequest<IdRoute>): number {
-  const id = Number(request.params.id);
-  if (!Number.isSafeInteger(id) || id <= 0) throw errors.notFound('Webhook');
+  const id = pathId(request.params.id);
+  if (id === 0) throw errors.notFound('Webhook');
   return id;
 }
 
