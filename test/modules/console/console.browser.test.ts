@@ -3,13 +3,15 @@
 // axe-core finds no serious or critical violation on any page, in a light or a dark system theme, and
 // full-page screenshots of every page go to test-output/ for a person to look at.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { cliJson, send } from '../../helpers/installation.ts';
+import { startReceiver } from '../../helpers/receiver.ts';
 import {
   type Cleanups,
   chromiumMissing,
@@ -106,7 +108,14 @@ test('the console in Chromium: owner, accountant and viewer journeys, accessible
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
   mkdirSync(OUTPUT_DIR, { recursive: true });
-  const served = await servedInstallation('console-browser', cleanups);
+  // A real HTTPS receiver on this machine: the server is told to trust its certificate and address.
+  const receiver = await startReceiver(t);
+  const receiverCa = join(mkdtempSync(join(tmpdir(), 'console-receiver-')), 'ca.pem');
+  writeFileSync(receiverCa, receiver.ca);
+  const served = await servedInstallation('console-browser', cleanups, {
+    NODE_EXTRA_CA_CERTS: receiverCa,
+    WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32',
+  });
   const browser = await launchChromium(cleanups);
   await givenBalance(served);
 
@@ -168,8 +177,29 @@ test('the console in Chromium: owner, accountant and viewer journeys, accessible
       .click(),
   ]);
   assert.equal((await withKey('/releases')).status, 401, 'revoked');
+  // A webhook added in the console, its secret shown once, a test delivery seen in its log.
   await owner.goto(`${served.origin}/console/webhooks`);
   await inspect(owner, 'webhooks');
+  await owner.getByLabel('Address (https)').fill(`${receiver.origin}/hooks/labeldesk`);
+  await owner.getByRole('checkbox', { name: /release\.approved/ }).check();
+  await Promise.all([
+    owner.waitForLoadState('load'),
+    owner.getByRole('button', { name: 'Add webhook' }).click(),
+  ]);
+  assert.match(await owner.getByLabel('Webhook secret').inputValue(), /^svcwh_/);
+  await owner.goto(`${served.origin}/console/webhooks`);
+  await Promise.all([
+    owner.waitForLoadState('load'),
+    owner.getByRole('button', { name: 'Send test' }).click(),
+  ]);
+  await receiver.waitFor(1, 10_000);
+  await owner.goto(`${served.origin}/console/webhooks`);
+  await Promise.all([
+    owner.waitForURL(/\/console\/webhooks\/\d+$/),
+    owner.getByRole('link', { name: `${receiver.origin}/hooks/labeldesk` }).click(),
+  ]);
+  await owner.getByRole('cell', { name: '200' }).first().waitFor();
+  await inspect(owner, 'webhook-log');
 
   // The owner invites an accountant on the Team page; the address is shown once.
   await owner.goto(`${served.origin}/console/team`);

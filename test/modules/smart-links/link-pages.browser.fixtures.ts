@@ -142,8 +142,12 @@ export interface ServedInstallation {
   ca: string;
 }
 
-/** A new installation with a label and a key, served over HTTPS by `labeldesk serve`. */
-export async function servedInstallation(purpose: string, cleanups: Cleanups): Promise<ServedInstallation> {
+/** A new installation with a label and a key, served over HTTPS by `labeldesk serve` (with `env` added). */
+export async function servedInstallation(
+  purpose: string,
+  cleanups: Cleanups,
+  env: Record<string, string> = {},
+): Promise<ServedInstallation> {
   const install = await newInstallation(purpose);
   cleanups.push(() => install.dispose());
   const { label } = await cliJson<{ label: { id: number } }>(install, [
@@ -165,7 +169,7 @@ export async function servedInstallation(purpose: string, cleanups: Cleanups): P
   ]);
   const port = await freePort();
   const origin = `https://localhost:${port}`;
-  const server = await startServer(install, { PORT: String(port), BASE_URL: origin });
+  const server = await startServer(install, { ...env, PORT: String(port), BASE_URL: origin });
   cleanups.push(() => server.stop());
   const ca = readFileSync(join(install.dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
   return { install, server, origin, api: apiClient(port, key, ca), ca };
