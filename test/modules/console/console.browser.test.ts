@@ -112,7 +112,7 @@ test('the console in Chromium: owner, accountant and viewer journeys, accessible
   const receiver = await startReceiver(t);
   const receiverCa = join(mkdtempSync(join(tmpdir(), 'console-receiver-')), 'ca.pem');
   writeFileSync(receiverCa, receiver.ca);
-  const served = await servedInstallation('console-browser', cleanups, {
+  const served = await servedInstallation('console_browser', cleanups, {
     NODE_EXTRA_CA_CERTS: receiverCa,
     WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32',
   });
