@@ -160,6 +160,17 @@ for (const channel of channels) {
       return issued;
     }
 
+    async function newLink(key: string): Promise<{ id: number; code: string }> {
+      const created = await one.call('POST', '/smart-links', key, {
+        title: 'Night Drive',
+        artist_name: 'Mira Vale',
+        release_date: '2026-02-20',
+        targets: [],
+      });
+      assert.equal(created.status, 201);
+      return (created.body as { smart_link: { id: number; code: string } }).smart_link;
+    }
+
     test('a key revoked by `labeldesk key revoke` is refused by every server within 100 ms', async (t) => {
       for (const [name, api] of [
         ['first', one],
@@ -201,14 +212,7 @@ for (const channel of channels) {
     test('a smart link disabled through one server answers 404 on the other within 100 ms', async (t) => {
       const { key } = await newKey();
       await bestOf(t, 'disabled link on the other server', async () => {
-        const created = await one.call('POST', '/smart-links', key, {
-          title: 'Night Drive',
-          artist_name: 'Mira Vale',
-          release_date: '2026-02-20',
-          targets: [],
-        });
-        assert.equal(created.status, 201);
-        const { id, code } = (created.body as { smart_link: { id: number; code: string } }).smart_link;
+        const { id, code } = await newLink(key);
         // Both servers have the page in memory before the change.
         for (let i = 0; i < 5; i++) {
           for (const api of [one, other]) assert.equal(await api.page(`/l/${code}`), 200);
@@ -227,14 +231,7 @@ for (const channel of channels) {
 
     test('views through both servers are counted once each, within one per-client limit when Redis is shared', async () => {
       const { key } = await newKey();
-      const created = await one.call('POST', '/smart-links', key, {
-        title: 'Night Drive',
-        artist_name: 'Mira Vale',
-        release_date: '2026-02-20',
-        targets: [],
-      });
-      assert.equal(created.status, 201);
-      const { id, code } = (created.body as { smart_link: { id: number; code: string } }).smart_link;
+      const { id, code } = await newLink(key);
       // One client (both servers see 127.0.0.1) opening the page 20 times on each server.
       for (const api of [one, other]) {
         for (let i = 0; i < 20; i++)
