@@ -23,6 +23,7 @@ import * as linkPageVersions from './migrations/0015_link_page_versions.ts';
 import * as labelTrafficCounts from './migrations/0016_label_traffic_counts.ts';
 import * as linkCountBatches from './migrations/0017_link_count_batches.ts';
 import * as consoleSignIn from './migrations/0018_console_sign_in.ts';
+import * as keyUseAndAttemptEvent from './migrations/0019_key_use_and_attempt_event.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -49,6 +50,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0016_label_traffic_counts', labelTrafficCounts],
   ['0017_link_count_batches', linkCountBatches],
   ['0018_console_sign_in', consoleSignIn],
+  ['0019_key_use_and_attempt_event', keyUseAndAttemptEvent],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

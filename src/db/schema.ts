@@ -63,6 +63,8 @@ export interface ApiKeysTable {
   allow_ips: Json<string[]> | null;
   created_at: string;
   revoked_at: string | null;
+  /** Set at most once a minute per key; null until the key's first request. */
+  last_used_at: string | null;
 }
 
 export interface MembersTable {
@@ -258,6 +260,8 @@ export interface WebhookAttemptsTable {
   created_at: string;
   /** The workspace whose event the attempt carried (a sandbox's or its label's); null before 0011. */
   workspace_id: number | null;
+  /** The event the attempt carried; null before 0019. */
+  event_id: number | null;
 }
 
 /** Named counters (assigned UPCs, ISRCs per year); a value is the last number handed out. */

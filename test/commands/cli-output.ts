@@ -32,4 +32,5 @@ export interface KeyOut {
   allow_ips: string[] | null;
   created_at: string;
   revoked_at: string | null;
+  last_used_at: string | null;
 }

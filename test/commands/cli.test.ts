@@ -29,6 +29,7 @@ const MIGRATIONS = [
   '0016_label_traffic_counts',
   '0017_link_count_batches',
   '0018_console_sign_in',
+  '0019_key_use_and_attempt_event',
 ];
 
 /** Commands that must fail, run side by side: each exits 1 with nothing on stdout and its one line on stderr. */
@@ -247,6 +248,7 @@ describe('labeldesk commands', { concurrency: 1 }, () => {
       ...terms,
       created_at: recentIso(listed.keys[n]?.created_at),
       revoked_at: null,
+      last_used_at: null,
     });
     assert.deepEqual(listed, {
       keys: [
@@ -296,6 +298,7 @@ describe('labeldesk commands', { concurrency: 1 }, () => {
         allow_ips: null,
         created_at: recentIso(revoked.key.created_at),
         revoked_at: recentIso(revoked.key.revoked_at),
+        last_used_at: null,
       },
     });
 

@@ -19,6 +19,7 @@ import {
   listKeysOfLabel,
   markKeyRevoked,
   prefixTaken,
+  recordKeyUse,
 } from './keys.store.ts';
 
 const LIVE_PREFIX = 'svc_';
@@ -35,6 +36,8 @@ export interface KeyView {
   allow_ips: string[] | null;
   created_at: string;
   revoked_at: string | null;
+  /** To the minute: a use is recorded at most once a minute per key and process. */
+  last_used_at: string | null;
 }
 
 export interface IssuedKey extends KeyView {
@@ -71,6 +74,7 @@ export function presentKey(row: ApiKeyRow): KeyView {
     allow_ips: parseAllowIps(row.allow_ips),
     created_at: row.created_at,
     revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
   };
 }
 
@@ -132,6 +136,7 @@ export async function createKey(
     allow_ips: allowIps ? JSON.stringify(allowIps) : null,
     created_at: isoNow(ctx.clock),
     revoked_at: null,
+    last_used_at: null,
   });
   return { key, ...presentKey(row) };
 }
@@ -166,11 +171,37 @@ function subjectsOfCaller(found: Authenticated | null): string[] | null {
   return [keySubject(found.key.id), labelSubject(found.label.id), labelSubject(found.workspace.id)];
 }
 
-/** The key, its label and workspace, or null for a malformed, unknown or revoked key. */
+/**
+ * The key, its label and workspace, or null for a malformed, unknown or revoked key. A use of the
+ * key is recorded on the way.
+ */
 export function authenticateKey(ctx: AppContext, presented: string): MaybePromise<Authenticated | null> {
   if (!KEY_PATTERN.test(presented)) return null;
   const keyHash = hashKey(presented);
-  return authenticatedKeys(ctx.db, keyHash, () => loadAuthenticated(ctx, keyHash), subjectsOfCaller);
+  const found = authenticatedKeys(ctx.db, keyHash, () => loadAuthenticated(ctx, keyHash), subjectsOfCaller);
+  if (found instanceof Promise) return found.then((loaded) => loaded && noteKeyUse(ctx, loaded));
+  return found && noteKeyUse(ctx, found);
+}
+
+const KEY_USE_EVERY_MS = 60_000;
+/**
+ * When this process last recorded each key's use, by key hash (unique across databases, which tests
+ * and installations sharing a process do not share ids across). Bounded by the number of keys.
+ */
+const keyUseRecorded = new Map<string, number>();
+
+/**
+ * Records the key's use when this process has not in the last minute: one write a minute per key
+ * and process, awaited so the console shows it as soon as the request is answered.
+ */
+function noteKeyUse(ctx: AppContext, caller: Authenticated): MaybePromise<Authenticated> {
+  const nowMs = ctx.clock.now().getTime();
+  const recorded = keyUseRecorded.get(caller.key.key_hash);
+  if (recorded !== undefined && nowMs - recorded < KEY_USE_EVERY_MS) return caller;
+  keyUseRecorded.set(caller.key.key_hash, nowMs);
+  const at = new Date(nowMs);
+  const since = new Date(nowMs - KEY_USE_EVERY_MS).toISOString();
+  return recordKeyUse(ctx.db, caller.key.id, at.toISOString(), since).then(() => caller);
 }
 
 async function loadAuthenticated(ctx: AppContext, keyHash: string): Promise<Authenticated | null> {

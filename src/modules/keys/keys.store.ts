@@ -33,6 +33,19 @@ export async function markKeyRevoked(db: Db, id: number, at: string): Promise<Ap
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Records a use of the key unless one after `unlessSince` is recorded: another process may
+ * have written it, and a row rewritten for nothing is a lock and a WAL record for nothing.
+ */
+export async function recordKeyUse(db: Db, id: number, at: string, unlessSince: string): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: at })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', unlessSince)]))
+    .execute();
+}
+
 export interface KeyWithLabel {
   key: ApiKeyRow;
   label: LabelRow;

@@ -18,9 +18,10 @@ async function createInConsole(browser: Browser, fields: Array<[string, string]>
 }
 
 function newKeyOf(body: string): string {
-  const key = /<label for="new-key">New API key<\/label>\s*<input id="new-key" readonly value="([^"]+)"/.exec(
-    body,
-  )?.[1];
+  const key =
+    /<label for="new-key">New API key<\/label>\s*<span class="copy"><input id="new-key" readonly value="([^"]+)"/.exec(
+      body,
+    )?.[1];
   assert.ok(key, 'the new key is shown in the "New API key" field');
   return key;
 }
@@ -46,6 +47,11 @@ test('a key created in the console works on the API with exactly its scopes, is 
   ]);
   assert.equal(created.statusCode, 200, created.body);
   assert.match(created.body, /it is not shown again/);
+  assert.match(
+    created.body,
+    /<button type="button" data-copy="new-key" hidden>Copy key<\/button> <span id="new-key-copied" role="status" class="muted"><\/span>/,
+    'a "Copy key" button, which the script shows (without it, the field is there to select)',
+  );
   const key = newKeyOf(created.body);
   assert.match(key, /^svc_[A-Za-z0-9]{40}$/);
 
@@ -175,4 +181,54 @@ test("another label's key prefix answers a 404 page and stays active; its keys a
   assert.match(refused.body, /<title>Not found · Labeldesk console<\/title>/);
   assert.match(refused.body, /Key not found/);
   assert.equal((await call(h, 'GET', '/api/v1/me', { key: theirKey })).statusCode, 200);
+});
+
+test('"Last used" is "never" until the key’s first request, then its minute, moving at most once a minute', async (t) => {
+  const h = await buildHarness(t);
+  const label = await givenLabel(h, { plan: 'label', contractSigned: true });
+  const owner = await signedInAs(h, label.id, 'owner');
+  const key = newKeyOf((await createInConsole(owner, [['scopes', 'catalog:read']])).body);
+  const prefix = key.slice(0, 12);
+  const lastUsed = async () => {
+    const cells = rowOf((await owner.get('/console/keys')).body, prefix).match(/<td>[\s\S]*?<\/td>/g);
+    return cells?.[4];
+  };
+  assert.match((await owner.get('/console/keys')).body, /<th>Last used \(UTC\)<\/th>/);
+  assert.equal(await lastUsed(), '<td><span class="muted">never</span></td>');
+
+  const versionOfKey = async () =>
+    (
+      await h.ctx.db
+        .selectFrom('cache_versions')
+        .select('version')
+        .where('subject', 'like', 'key:%')
+        .execute()
+    )
+      .map((row) => row.version)
+      .join();
+  const versionsBefore = await versionOfKey();
+  assert.equal((await call(h, 'GET', '/api/v1/me', { key })).statusCode, 200);
+  assert.equal(
+    await lastUsed(),
+    '<td><time datetime="2026-03-02T10:00:00.000Z">2026-03-02 10:00</time></td>',
+  );
+  assert.equal(
+    await versionOfKey(),
+    versionsBefore,
+    'a recorded use is no change to the key: its cache stays',
+  );
+
+  h.clock.advance(59_000);
+  assert.equal((await call(h, 'GET', '/api/v1/me', { key })).statusCode, 200);
+  assert.match(
+    String(await lastUsed()),
+    /datetime="2026-03-02T10:00:00.000Z"/,
+    'not rewritten within the minute',
+  );
+  h.clock.advance(1_000);
+  assert.equal((await call(h, 'GET', '/api/v1/artists', { key })).statusCode, 200);
+  assert.equal(
+    await lastUsed(),
+    '<td><time datetime="2026-03-02T10:01:00.000Z">2026-03-02 10:01</time></td>',
+  );
 });
