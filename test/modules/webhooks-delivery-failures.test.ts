@@ -27,9 +27,9 @@ test('a failed delivery is retried after 30 s and 5 min under one delivery id, t
   const { key } = await givenCaller(h);
   const webhook = await givenWebhook(h, key, `${receiver.origin}/hook`);
   const { worker } = givenWorker(t, h, receiver);
-  const { delivery_id } = json(await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key })) as {
-    delivery_id: string;
-  };
+  const { delivery_id, event_id } = json(
+    await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key }),
+  ) as { delivery_id: string; event_id: number };
 
   await worker.drain();
   assert.equal(receiver.received.length, 1);
@@ -68,6 +68,7 @@ test('a failed delivery is retried after 30 s and 5 min under one delivery id, t
     ].map(([created_at, attempt]) => ({
       delivery_id,
       event: 'webhook.test',
+      event_id,
       attempt,
       status: 500,
       ok: false,

@@ -13,16 +13,18 @@ import {
   listWebhooks,
   patchWebhook,
   redeliver,
+  rotateWebhookSecret,
   testWebhook,
   type WebhookCaller,
   type WebhookView,
 } from '../webhooks/index.ts';
 import { consoleRoute, formOf, formValues, type PageAnswer, pathId } from './console.pages.ts';
-import { refusalMessage } from './console.render.ts';
+import { refusalMessage, shownOnce } from './console.render.ts';
 
 /**
  * The Webhooks page: the label's webhooks, "Add webhook" (the secret shown once), enable and
- * disable, "Send test", and each webhook's delivery log with "Redeliver". The API's webhook services do the work,
+ * disable, "Send test"; and each webhook's page: its delivery log with "Redeliver" per attempt,
+ * its events to edit, and "Rotate secret" (the new secret shown once). The API's webhook services do the work,
  * on the label's live workspace, as a live key would.
  */
 
@@ -94,10 +96,9 @@ ${error ? refusalMessage(error) : ''}
 </form>`;
 }
 
-function secretNotice(secret: string): Html {
-  return html`<section aria-labelledby="added"><h2 id="added">Webhook added</h2>
-<label for="new-secret">Webhook secret</label>
-<input id="new-secret" readonly value="${secret}" size="60" autocomplete="off" spellcheck="false">
+function secretNotice(heading: string, secret: string): Html {
+  return html`<section aria-labelledby="new-secret-heading"><h2 id="new-secret-heading">${heading}</h2>
+${shownOnce('new-secret', 'Webhook secret', secret, 'Copy secret')}
 <p>Deliveries are signed with this secret. Copy it now: it is not shown again.</p></section>`;
 }
 
@@ -108,7 +109,7 @@ async function webhooksPage(
   form: { input: WebhookRequest; error?: ApiError; secret?: string },
 ): Promise<Html> {
   const webhooks = await listWebhooks(ctx, callerOf(label));
-  return html`${form.secret ? secretNotice(form.secret) : ''}
+  return html`${form.secret ? secretNotice('Webhook added', form.secret) : ''}
 <section aria-labelledby="webhooks"><h2 id="webhooks">Webhooks</h2>${webhooksTable(webhooks, csrfToken)}</section>
 <section aria-labelledby="add"><h2 id="add">Add a webhook</h2>${addForm(form.input, csrfToken, form.error)}</section>`;
 }
@@ -121,9 +122,10 @@ async function addFromForm(
 ): Promise<PageAnswer> {
   const input = { url: formOf(request).url ?? '', events: formValues(request, 'events') };
   try {
-    const events: EventKind[] = input.events.filter(isEventKind);
-    if (events.length === 0) throw errors.invalid('events', 'Choose at least one event');
-    const created = await createWebhook(ctx, callerOf(label), { url: input.url, events });
+    const created = await createWebhook(ctx, callerOf(label), {
+      url: input.url,
+      events: eventsOf(input.events),
+    });
     return webhooksPage(ctx, label, csrfToken, { input: EMPTY_REQUEST, secret: created.secret });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
@@ -131,30 +133,70 @@ async function addFromForm(
   }
 }
 
-function attemptRow(attempt: AttemptView): Html {
-  return html`<tr><td><time datetime="${attempt.created_at}">${attempt.created_at.replace('T', ' ').slice(0, 19)}</time></td><td>${attempt.event}</td><td class="n">${attempt.attempt}</td><td class="n">${attempt.status ?? '—'}</td><td class="n">${attempt.duration_ms} ms</td><td>${attempt.ok ? 'delivered' : (attempt.error ?? 'failed')}</td></tr>`;
+/** What a post to the webhook's page asks to show beside its forms. */
+interface WebhookPageState {
+  events?: { input: string[]; error: ApiError };
+  secret?: string;
+  redelivery?: { eventId: string; error: ApiError };
+}
+
+function attemptRow(attempt: AttemptView, redeliverable: boolean, id: number, csrfToken: string): Html {
+  const name = `attempt-${attempt.delivery_id}-${attempt.attempt}`;
+  const action =
+    redeliverable && attempt.event_id !== null
+      ? html`<form method="post" action="/console/webhooks/${id}/redeliver">${csrfField(csrfToken)}<input type="hidden" name="event_id" value="${attempt.event_id}"><button type="submit" aria-describedby="${name}">Redeliver</button></form>`
+      : '';
+  return html`<tr><td id="${name}"><time datetime="${attempt.created_at}">${attempt.created_at.replace('T', ' ').slice(0, 19)}</time> ${attempt.event}</td><td class="n">${attempt.event_id ?? '—'}</td><td class="n">${attempt.attempt}</td><td class="n">${attempt.status ?? '—'}</td><td class="n">${attempt.duration_ms} ms</td><td>${attempt.ok ? 'delivered' : (attempt.error ?? 'failed')}</td><td>${action}</td></tr>`;
+}
+
+function logTable(deliveries: readonly AttemptView[], webhook: WebhookView, csrfToken: string): Html {
+  if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
+  const rows = deliveries.map((attempt) => attemptRow(attempt, webhook.active, webhook.id, csrfToken));
+  return html`<table><thead><tr><th>When (UTC) and event</th><th class="n">Event id</th><th class="n">Attempt</th><th class="n">Status</th><th class="n">Duration</th><th>Result</th><th>Action</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function eventsForm(webhook: WebhookView, csrfToken: string, state?: WebhookPageState['events']): Html {
+  const chosen: readonly string[] = state?.input ?? webhook.events;
+  const boxes = eventKinds().events.map(
+    ({ event }) =>
+      html`<label class="choice"><input type="checkbox" name="events" value="${event}"${chosen.includes(event) ? html` checked` : ''}> ${event}</label>`,
+  );
+  return html`<form class="stack" method="post" action="/console/webhooks/${webhook.id}/events">
+${csrfField(csrfToken)}
+${state ? refusalMessage(state.error) : ''}
+<fieldset><legend>Events sent to this address</legend>${boxes}</fieldset>
+<button type="submit">Save events</button>
+</form>`;
+}
+
+function rotateForm(webhook: WebhookView, csrfToken: string): Html {
+  return html`<form method="post" action="/console/webhooks/${webhook.id}/rotate-secret">
+${csrfField(csrfToken)}
+<p id="rotate-hint" class="muted">A new secret signs every delivery from now on; the old one stops at once.</p>
+<button type="submit" aria-describedby="rotate-hint">Rotate secret</button>
+</form>`;
 }
 
 /**
- * Attempts do not record their event's id, so "Redeliver" asks for it as the API does: the id the
- * events feed gives the event.
+ * Attempts do not carry an event's id from before the log recorded it, and a feed event may never
+ * have gone to this webhook: this form takes any id the events feed gives.
  */
-function redeliverForm(id: number, csrfToken: string, input: { eventId: string; error?: ApiError }): Html {
+function redeliverForm(id: number, csrfToken: string, state?: WebhookPageState['redelivery']): Html {
   return html`<form class="stack" method="post" action="/console/webhooks/${id}/redeliver">
 ${csrfField(csrfToken)}
-${input.error ? refusalMessage(input.error) : ''}
-<label>Event id <input name="event_id" inputmode="numeric" pattern="[0-9]+" required value="${input.eventId}" aria-describedby="event-hint"></label>
+${state ? refusalMessage(state.error) : ''}
+<label>Event id <input name="event_id" inputmode="numeric" pattern="[0-9]+" required value="${state?.eventId ?? ''}" aria-describedby="event-hint"></label>
 <p id="event-hint" class="muted">The id of an event of the last 90 days, as the events feed numbers them. It is sent again, marked as a redelivery.</p>
 <button type="submit">Redeliver</button>
 </form>`;
 }
 
-async function logPage(
+async function webhookPage(
   ctx: AppContext,
   label: LabelRow,
   id: number,
   csrfToken: string,
-  redelivery: { eventId: string; error?: ApiError } = { eventId: '' },
+  state: WebhookPageState = {},
 ): Promise<Html> {
   const caller = callerOf(label);
   const { deliveries, total } = await deliveryLog(ctx, caller, id, {
@@ -164,14 +206,14 @@ async function logPage(
     offset: 0,
   });
   const webhook = (await listWebhooks(ctx, caller)).find((each) => each.id === id);
-  return html`<p>${webhook?.url ?? ''} · <a href="/console/webhooks">All webhooks</a></p>
+  if (!webhook) throw errors.notFound('Webhook');
+  return html`${state.secret ? secretNotice('New secret', state.secret) : ''}
+<p><code>${webhook.url}</code> · ${webhook.active ? 'enabled' : 'disabled'} · <a href="/console/webhooks">All webhooks</a></p>
 <section aria-labelledby="log"><h2 id="log">Recent attempts (${Math.min(total, LOG_SIZE)} of ${total})</h2>
-${
-  deliveries.length === 0
-    ? html`<p>No deliveries yet.</p>`
-    : html`<table><thead><tr><th>When (UTC)</th><th>Event</th><th class="n">Attempt</th><th class="n">Status</th><th class="n">Duration</th><th>Result</th></tr></thead><tbody>${deliveries.map(attemptRow)}</tbody></table>`
-}</section>
-<section aria-labelledby="redeliver"><h2 id="redeliver">Send an event again</h2>${redeliverForm(id, csrfToken, redelivery)}</section>`;
+${logTable(deliveries, webhook, csrfToken)}</section>
+<section aria-labelledby="events"><h2 id="events">Events</h2>${eventsForm(webhook, csrfToken, state.events)}</section>
+<section aria-labelledby="secret"><h2 id="secret">Signing secret</h2>${rotateForm(webhook, csrfToken)}</section>
+<section aria-labelledby="redeliver"><h2 id="redeliver">Send an event again</h2>${redeliverForm(id, csrfToken, state.redelivery)}</section>`;
 }
 
 /** The posted event id as the API's schema reads it: a positive whole number. */
@@ -183,22 +225,32 @@ function eventIdOf(text: string): number {
   return eventId;
 }
 
-async function redeliverFromForm(
+/** The ticked events, or the API's answer to an empty or unknown choice. */
+function eventsOf(names: readonly string[]): EventKind[] {
+  const events = names.filter(isEventKind);
+  if (events.length === 0) throw errors.invalid('events', 'Choose at least one event');
+  return events;
+}
+
+/**
+ * Runs a form's action on the webhook's page: a refusal other than "no such webhook" is shown
+ * beside the form that asked, on the page as it is now.
+ */
+async function onWebhookPage(
   ctx: AppContext,
   label: LabelRow,
-  request: FastifyRequest<IdRoute>,
+  id: number,
   csrfToken: string,
+  action: () => Promise<PageAnswer>,
+  stateOnRefusal: (error: ApiError) => WebhookPageState,
 ): Promise<PageAnswer> {
-  const id = webhookIdOf(request);
-  const text = formOf(request).event_id ?? '';
   try {
-    await redeliver(ctx, callerOf(label), id, eventIdOf(text));
-    return { redirect: `/console/webhooks/${id}` };
+    return await action();
   } catch (error) {
     if (!(error instanceof ApiError) || error.status === 404) throw error;
     return {
       status: error.status,
-      content: await logPage(ctx, label, id, csrfToken, { eventId: text, error }),
+      content: await webhookPage(ctx, label, id, csrfToken, stateOnRefusal(error)),
     };
   }
 }
@@ -221,17 +273,60 @@ export function webhooksPages(app: FastifyInstance, ctx: AppContext): void {
 
   app.get<IdRoute>(
     '/console/webhooks/:id',
-    consoleRoute<IdRoute>(ctx, 'webhooks', 'Webhook deliveries', ({ label }, request, csrfToken) =>
-      logPage(ctx, label, webhookIdOf(request), csrfToken),
+    consoleRoute<IdRoute>(ctx, 'webhooks', 'Webhook', ({ label }, request, csrfToken) =>
+      webhookPage(ctx, label, webhookIdOf(request), csrfToken),
     ),
   );
 
   app.post<IdRoute>(
     '/console/webhooks/:id/redeliver',
     { preHandler: app.csrfProtection },
-    consoleRoute<IdRoute>(ctx, 'webhooks', 'Webhook deliveries', ({ label }, request, csrfToken) =>
-      redeliverFromForm(ctx, label, request, csrfToken),
-    ),
+    consoleRoute<IdRoute>(ctx, 'webhooks', 'Webhook', ({ label }, request, csrfToken) => {
+      const id = webhookIdOf(request);
+      const text = formOf(request).event_id ?? '';
+      return onWebhookPage(
+        ctx,
+        label,
+        id,
+        csrfToken,
+        async () => {
+          await redeliver(ctx, callerOf(label), id, eventIdOf(text));
+          return { redirect: `/console/webhooks/${id}` };
+        },
+        (error) => ({ redelivery: { eventId: text, error } }),
+      );
+    }),
+  );
+
+  app.post<IdRoute>(
+    '/console/webhooks/:id/events',
+    { preHandler: app.csrfProtection },
+    consoleRoute<IdRoute>(ctx, 'webhooks', 'Webhook', ({ label }, request, csrfToken) => {
+      const id = webhookIdOf(request);
+      const input = formValues(request, 'events');
+      return onWebhookPage(
+        ctx,
+        label,
+        id,
+        csrfToken,
+        async () => {
+          await patchWebhook(ctx, callerOf(label), id, { events: eventsOf(input) });
+          return { redirect: `/console/webhooks/${id}` };
+        },
+        (error) => ({ events: { input, error } }),
+      );
+    }),
+  );
+
+  // The new secret is the answer itself, not a redirect: it is shown this once.
+  app.post<IdRoute>(
+    '/console/webhooks/:id/rotate-secret',
+    { preHandler: app.csrfProtection },
+    consoleRoute<IdRoute>(ctx, 'webhooks', 'Webhook', async ({ label }, request, csrfToken) => {
+      const id = webhookIdOf(request);
+      const rotated = await rotateWebhookSecret(ctx, callerOf(label), id);
+      return webhookPage(ctx, label, id, csrfToken, { secret: rotated.secret });
+    }),
   );
 
   for (const [action, active] of [

@@ -10,6 +10,7 @@ export {
   listWebhooks,
   patchWebhook,
   redeliver,
+  rotateWebhookSecret,
   testWebhook,
   type WebhookCaller,
   type WebhookView,

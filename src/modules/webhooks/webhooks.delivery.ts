@@ -122,6 +122,7 @@ export function deliveryHandler(ctx: AppContext, sender: WebhookSender): JobHand
         workspace_id: target.workspace_id,
         delivery_id: delivery.delivery_id,
         event: target.event,
+        event_id: delivery.event_id,
         attempt,
         status: result.status,
         ok: result.ok ? 1 : 0,

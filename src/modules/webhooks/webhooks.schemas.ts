@@ -64,6 +64,12 @@ export const QueuedDelivery = Type.Object({
 export const Attempt = Type.Object({
   delivery_id: Type.String(),
   event: EventName,
+  event_id: Nullable(
+    Type.Integer({
+      description:
+        'The event carried, as POST /webhooks/{id}/redeliver takes it; null for attempts logged before the log recorded it',
+    }),
+  ),
   attempt: Type.Integer({ minimum: 1, description: '1 to 3: the attempts of one delivery share its id' }),
   status: Nullable(Type.Integer({ description: "The receiver's HTTP status; null when it gave none" })),
   ok: Type.Boolean(),

@@ -48,6 +48,7 @@ function presentAttempt(row: AttemptRow) {
   return {
     delivery_id: row.delivery_id,
     event: row.event,
+    event_id: row.event_id,
     attempt: row.attempt,
     status: row.status,
     ok: row.ok === 1,

@@ -30,7 +30,7 @@ async function addInConsole(browser: Browser, fields: Array<[string, string]>) {
 
 function secretOf(body: string): string {
   const secret =
-    /<label for="new-secret">Webhook secret<\/label>\s*<input id="new-secret" readonly value="([^"]+)"/.exec(
+    /<label for="new-secret">Webhook secret<\/label>\s*<span class="copy"><input id="new-secret" readonly value="([^"]+)"/.exec(
       body,
     )?.[1];
   assert.ok(secret, 'the secret is shown in the "Webhook secret" field');
@@ -104,7 +104,7 @@ test('a webhook added in the console gets a signed test delivery, shown in its l
   assert.equal(log.statusCode, 200);
   assert.match(
     log.body,
-    /<tr><td><time[^>]*>[^<]+<\/time><\/td><td>webhook\.test<\/td><td class="n">1<\/td><td class="n">200<\/td><td class="n">\d+ ms<\/td><td>delivered<\/td><\/tr>/,
+    /<tr><td id="attempt-[^"]+-1"><time[^>]*>[^<]+<\/time> webhook\.test<\/td><td class="n">\d+<\/td><td class="n">1<\/td><td class="n">200<\/td><td class="n">\d+ ms<\/td><td>delivered<\/td><td><form method="post" action="\/console\/webhooks\/\d+\/redeliver">/,
   );
 });
 
@@ -242,4 +242,109 @@ test('"Redeliver" sends an event of the label again, marked as a redelivery; a w
     [{ redelivery: true, event_id: eventId }],
   );
   assert.match((await owner.get(`/console/webhooks/${webhook.id}`)).body, /<td>delivered<\/td>/);
+});
+
+test('each logged attempt has its own "Redeliver", which sends that event again; a disabled webhook offers none', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { label, key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hooks`);
+  const owner = await signedInAs(h, label.id, 'owner');
+  const worker = givenWorker(t, h, receiver);
+  const { event_id } = json(await call(h, 'POST', `/api/v1/webhooks/${webhook.id}/test`, { key })) as {
+    event_id: number;
+  };
+  await worker.worker.drain();
+
+  const log = (await owner.get(`/console/webhooks/${webhook.id}`)).body;
+  const row = /<tr><td id="(attempt-[^"]+)">[\s\S]*?<\/tr>/.exec(log);
+  assert.ok(row, 'a row for the attempt');
+  assert.ok(row[0].includes(`<td class="n">${event_id}</td>`), 'the row names its event');
+  assert.ok(
+    row[0].includes(
+      `<input type="hidden" name="event_id" value="${event_id}"><button type="submit" aria-describedby="${row[1]}">Redeliver</button>`,
+    ),
+    row[0],
+  );
+  const sent = await owner.post(`/console/webhooks/${webhook.id}/redeliver`, { event_id: String(event_id) });
+  assert.equal(sent.statusCode, 303);
+  await worker.worker.drain();
+  assert.deepEqual(
+    receiver.received.map(bodyOf).map((body) => [body.event, body.redelivery, body.event_id]),
+    [
+      ['webhook.test', undefined, undefined],
+      ['webhook.test', true, event_id],
+    ],
+  );
+  const deliveries = json(await call(h, 'GET', `/api/v1/webhooks/${webhook.id}/deliveries`, { key })) as {
+    deliveries: Array<{ event_id: number | null }>;
+  };
+  assert.deepEqual(
+    deliveries.deliveries.map((attempt) => attempt.event_id),
+    [event_id, event_id],
+    'the API log names each attempt’s event too',
+  );
+
+  assert.equal((await owner.post(`/console/webhooks/${webhook.id}/disable`, {})).statusCode, 303);
+  const disabled = (await owner.get(`/console/webhooks/${webhook.id}`)).body;
+  assert.equal([...disabled.matchAll(/aria-describedby="attempt-[^"]+">Redeliver</g)].length, 0);
+  assert.match(disabled, /· disabled ·/);
+});
+
+test('"Save events" changes what the webhook receives; an empty choice is refused beside the form', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const { label, key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, HOOK_URL, ['webhook.test']);
+  const owner = await signedInAs(h, label.id, 'owner');
+
+  const page = (await owner.get(`/console/webhooks/${webhook.id}`)).body;
+  assert.match(page, /<input type="checkbox" name="events" value="webhook\.test" checked> webhook\.test/);
+  assert.match(page, /<button type="submit">Save events<\/button>/);
+
+  const refused = await owner.post(`/console/webhooks/${webhook.id}/events`, []);
+  assert.equal(refused.statusCode, 400);
+  assert.equal(errorOf(refused.body), 'Choose at least one event');
+  assert.doesNotMatch(refused.body, /value="webhook\.test" checked/, 'the form shows the empty choice made');
+
+  const saved = await owner.post(`/console/webhooks/${webhook.id}/events`, [
+    ['events', 'release.approved'],
+    ['events', 'release.rejected'],
+  ]);
+  assert.equal(saved.statusCode, 303);
+  assert.equal(saved.headers.location, `/console/webhooks/${webhook.id}`);
+  const listed = json(await call(h, 'GET', '/api/v1/webhooks', { key })) as {
+    webhooks: Array<{ id: number; events: string[] }>;
+  };
+  assert.deepEqual(listed.webhooks, [
+    { ...listed.webhooks[0], id: webhook.id, events: ['release.approved', 'release.rejected'] },
+  ]);
+  const after = (await owner.get(`/console/webhooks/${webhook.id}`)).body;
+  assert.match(after, /value="release\.approved" checked/);
+  assert.doesNotMatch(after, /value="webhook\.test" checked/);
+});
+
+test('"Rotate secret" shows the new secret once; deliveries are signed with it from then on', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { label, key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hooks`);
+  const owner = await signedInAs(h, label.id, 'owner');
+  const worker = givenWorker(t, h, receiver);
+
+  await owner.get(`/console/webhooks/${webhook.id}`);
+  const rotated = await owner.post(`/console/webhooks/${webhook.id}/rotate-secret`, {});
+  assert.equal(rotated.statusCode, 200);
+  assert.match(rotated.body, /<h2 id="new-secret-heading">New secret<\/h2>/);
+  const secret = secretOf(rotated.body);
+  assert.match(secret, /^svcwh_/);
+  assert.notEqual(secret, webhook.secret);
+  assert.ok(!(await owner.get(`/console/webhooks/${webhook.id}`)).body.includes(secret), 'shown once');
+
+  assert.equal((await owner.post(`/console/webhooks/${webhook.id}/test`, {})).statusCode, 303);
+  await worker.worker.drain();
+  const [delivery] = receiver.received;
+  assert.ok(delivery);
+  const signature = String(delivery.headers['x-service-signature']);
+  const unixSeconds = Number(/^t=(\d+)/.exec(signature)?.[1]);
+  assert.equal(signature, signatureHeader(secret, unixSeconds, delivery.body), 'signed with the new secret');
 });
