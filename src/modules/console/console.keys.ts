@@ -6,7 +6,7 @@ import { type Html, html } from '../../lib/html.ts';
 import { createKey, type KeyView, listKeys, revokeKey } from '../keys/index.ts';
 import { isScope, type Scope, scopeOutsidePlan, termsOf } from '../plans/index.ts';
 import { consoleRoute, formOf, formValues, type PageAnswer } from './console.pages.ts';
-import { refusalMessage } from './console.render.ts';
+import { refusalMessage, shownOnce } from './console.render.ts';
 
 /**
  * The API keys page: the label's keys as `labeldesk key list` shows them (revoked ones marked),
@@ -49,6 +49,10 @@ function dateOf(iso: string): Html {
   return html`<time datetime="${iso}">${iso.slice(0, 10)}</time>`;
 }
 
+function minuteOf(iso: string): Html {
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')}</time>`;
+}
+
 function revokeForm(key: KeyView, csrfToken: string): Html {
   return html`<form method="post" action="/console/keys/${encodeURIComponent(key.prefix)}/revoke">
 <input type="hidden" name="_csrf" value="${csrfToken}"><button type="submit" aria-describedby="key-${key.prefix}">Revoke</button></form>`;
@@ -60,13 +64,14 @@ function keyRow(key: KeyView, csrfToken: string): Html {
 <td>${key.sandbox ? 'sandbox' : 'live'}</td>
 <td>${key.allow_ips ? key.allow_ips.join(', ') : html`<span class="muted">any address</span>`}</td>
 <td>${dateOf(key.created_at)}</td>
+<td>${key.last_used_at ? minuteOf(key.last_used_at) : html`<span class="muted">never</span>`}</td>
 <td>${key.revoked_at ? html`revoked ${dateOf(key.revoked_at)}` : 'active'}</td>
 <td>${key.revoked_at ? '' : revokeForm(key, csrfToken)}</td></tr>`;
 }
 
 function keysTable(keys: readonly KeyView[], csrfToken: string): Html {
   if (keys.length === 0) return html`<p>No keys yet.</p>`;
-  return html`<table><thead><tr><th>Prefix</th><th>Scopes</th><th>Kind</th><th>Allowed addresses</th><th>Created</th><th>Status</th><th>Action</th></tr></thead>
+  return html`<table><thead><tr><th>Prefix</th><th>Scopes</th><th>Kind</th><th>Allowed addresses</th><th>Created</th><th>Last used (UTC)</th><th>Status</th><th>Action</th></tr></thead>
 <tbody>${keys.map((key) => keyRow(key, csrfToken))}</tbody></table>`;
 }
 
@@ -88,8 +93,7 @@ ${error ? refusalMessage(error) : ''}
 
 function newKeyNotice(key: string): Html {
   return html`<section aria-labelledby="created"><h2 id="created">Key created</h2>
-<label for="new-key">New API key</label>
-<input id="new-key" readonly value="${key}" size="60" autocomplete="off" spellcheck="false">
+${shownOnce('new-key', 'New API key', key, 'Copy key')}
 <p>Copy it now and keep it somewhere safe: it is not shown again. Only its prefix stays visible here.</p></section>`;
 }
 

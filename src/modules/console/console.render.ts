@@ -2,8 +2,9 @@ import { hash } from 'node:crypto';
 import { Html, html } from '../../lib/html.ts';
 
 /*
- * The console's pages: server-rendered, no JavaScript, one stylesheet inline (allowed by its hash in
- * the Content-Security-Policy), light or dark as the reader's system prefers.
+ * The console's pages: server-rendered, one stylesheet and one small script inline (each allowed by
+ * its hash in the Content-Security-Policy), light or dark as the reader's system prefers. Every page
+ * works without the script: it only adds "Copy" buttons.
  */
 
 const STYLESHEET = `
@@ -40,18 +41,39 @@ select{font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:.3
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}
 .pager{display:flex;gap:1rem;margin-top:.75rem}
 .text{white-space:pre-wrap}
+.copy{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}.copy input{flex:1 1 20rem;min-width:0}
 svg text{fill:var(--muted);font-size:11px}
 .bar-views{fill:var(--accent)}.bar-clicks{fill:var(--muted)}
 `;
 
+/**
+ * Shows each "Copy" button (hidden, so that without JavaScript the page offers only what works: the
+ * read-only field, to select) and copies its field's value. The clipboard API needs a secure page;
+ * elsewhere the selected text is copied the old way.
+ */
+const COPY_SCRIPT = `
+for (const button of document.querySelectorAll('button[data-copy]')) {
+  const field = document.getElementById(button.dataset.copy);
+  const status = document.getElementById(button.dataset.copy + '-copied');
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    field.select();
+    try { await navigator.clipboard.writeText(field.value); } catch { document.execCommand('copy'); }
+    status.textContent = 'Copied';
+  });
+}
+`;
+
 /** Ours and constant: put in as written (escaping would change what its hash allows). */
 const STYLE = new Html(STYLESHEET);
-const STYLE_HASH = `'sha256-${hash('sha256', STYLESHEET, 'base64')}'`;
+const SCRIPT = new Html(COPY_SCRIPT);
+const hashSource = (text: string) => `'sha256-${hash('sha256', text, 'base64')}'`;
 
-/** Nothing runs, nothing loads from elsewhere, and forms post only to us. */
+/** Only our own style and script run, nothing loads from elsewhere, and forms post only to us. */
 export const CONSOLE_SECURITY_POLICY = {
   defaultSrc: ["'none'"],
-  styleSrc: [STYLE_HASH],
+  styleSrc: [hashSource(STYLESHEET)],
+  scriptSrc: [hashSource(COPY_SCRIPT)],
   imgSrc: ["'self'", 'data:'],
   formAction: ["'self'"],
   frameAncestors: ["'none'"],
@@ -76,7 +98,17 @@ function document(title: string, body: Html): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · Labeldesk console</title><style>${STYLE}</style></head>
-<body>${body}</body></html>`.text;
+<body>${body}<script>${SCRIPT}</script></body></html>`.text;
+}
+
+/**
+ * A value shown once, in a read-only field labelled `label`, with a "Copy" button (named
+ * `copyName`) that the script shows, and a status line that says when it has copied.
+ */
+export function shownOnce(id: string, label: string, value: string, copyName: string): Html {
+  return html`<label for="${id}">${label}</label>
+<span class="copy"><input id="${id}" readonly value="${value}" size="60" autocomplete="off" spellcheck="false">
+<button type="button" data-copy="${id}" hidden>${copyName}</button> <span id="${id}-copied" role="status" class="muted"></span></span>`;
 }
 
 export function signedInPage(frame: Frame, title: string, content: Html): string {

@@ -23,7 +23,7 @@ import {
   refusalOr,
   type SignedIn,
 } from './console.pages.ts';
-import { refusalMessage } from './console.render.ts';
+import { refusalMessage, shownOnce } from './console.render.ts';
 import { createInvite } from './console.sign-in.ts';
 
 /**
@@ -91,7 +91,7 @@ ${refusal ? refusalMessage(refusal) : ''}
 function invitedNotice(member: MemberView, invite: { invite_url: string; expires_at: string }): Html {
   return html`<section aria-labelledby="invited" role="status"><h2 id="invited">${member.name} was added as ${member.role_title}</h2>
 <p>Give them this address: they choose a password there and are signed in. It works once, until ${invite.expires_at}, and is not shown again.</p>
-<label>Invite address <input readonly value="${invite.invite_url}"></label></section>`;
+${shownOnce('invite-address', 'Invite address', invite.invite_url, 'Copy address')}</section>`;
 }
 
 function removedNotice(member: MemberView): Html {

@@ -155,6 +155,10 @@ test('the console in Chromium: owner, accountant and viewer journeys, accessible
   ]);
   const key = await owner.getByLabel('New API key').inputValue();
   assert.match(key, /^svc_/);
+  await owner.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.origin });
+  await owner.getByRole('button', { name: 'Copy key' }).click();
+  await owner.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
+  assert.equal(await owner.evaluate(() => navigator.clipboard.readText()), key, '"Copy key" copies the key');
   await inspect(owner, 'key-created');
   const withKey = (path: string) =>
     send(

@@ -1,5 +1,6 @@
 // Sign-in to the label console (issue 20): invite addresses, passwords, sessions, limits, CSRF.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { removeMember } from '../../../src/modules/team/index.ts';
 import { buildHarness, call, givenCaller, givenLabel, json } from '../../helpers/harness.ts';
@@ -255,6 +256,11 @@ test('console pages carry a strict Content-Security-Policy and no other label’
   const policy = String(page.headers['content-security-policy']);
   assert.match(policy, /default-src 'none'/);
   assert.match(policy, /style-src 'sha256-[A-Za-z0-9+/]+=*'/);
+  const script = /<script>([\s\S]*?)<\/script>/.exec(page.body)?.[1] ?? '';
+  assert.ok(
+    policy.includes(`script-src 'sha256-${createHash('sha256').update(script).digest('base64')}'`),
+    'the one inline script runs by its hash, and nothing else does',
+  );
   assert.match(policy, /form-action 'self'/);
   assert.match(policy, /frame-ancestors 'none'/);
   assert.equal(page.headers['x-frame-options'], 'SAMEORIGIN');

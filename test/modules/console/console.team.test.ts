@@ -63,7 +63,10 @@ test('a manager invites an accountant: the invite address is shown once and sign
   });
   assert.equal(invited.statusCode, 201, invited.body);
   assert.match(invited.body, /Ben Okafor was added as Accountant/);
-  const address = /<label>Invite address <input readonly value="([^"]+)"><\/label>/.exec(invited.body)?.[1];
+  const address =
+    /<label for="invite-address">Invite address<\/label>\s*<span class="copy"><input id="invite-address" readonly value="([^"]+)"/.exec(
+      invited.body,
+    )?.[1];
   assert.ok(address, 'the invite address in a read-only field');
   assert.match(address, /^https:\/\/api\.labeldesk\.test\/console\/invite\/[A-Za-z0-9_-]{43}$/);
   assert.ok(rowsOf(invited.body).some((row) => row.login === 'ben' && row.role === 'Accountant'));
