@@ -24,6 +24,7 @@ import * as labelTrafficCounts from './migrations/0016_label_traffic_counts.ts';
 import * as linkCountBatches from './migrations/0017_link_count_batches.ts';
 import * as consoleSignIn from './migrations/0018_console_sign_in.ts';
 import * as keyUseAndAttemptEvent from './migrations/0019_key_use_and_attempt_event.ts';
+import * as takedownPlatforms from './migrations/0020_takedown_platforms.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -51,6 +52,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0017_link_count_batches', linkCountBatches],
   ['0018_console_sign_in', consoleSignIn],
   ['0019_key_use_and_attempt_event', keyUseAndAttemptEvent],
+  ['0020_takedown_platforms', takedownPlatforms],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

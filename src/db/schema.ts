@@ -280,6 +280,8 @@ export interface SupportRequestsTable {
   reply: string | null;
   created_at: string;
   updated_at: string;
+  /** Platform keys a takedown request names; null: every platform the release is on. */
+  dsps: Json<string[]> | null;
 }
 
 /** Signatures of inbound distributor reports already applied, kept while a replay would verify. */

@@ -30,6 +30,7 @@ const MIGRATIONS = [
   '0017_link_count_batches',
   '0018_console_sign_in',
   '0019_key_use_and_attempt_event',
+  '0020_takedown_platforms',
 ];
 
 /** Commands that must fail, run side by side: each exits 1 with nothing on stdout and its one line on stderr. */

@@ -107,6 +107,7 @@ describe('labeldesk support takedown approve', { concurrency: 1 }, () => {
         release_id: first.releaseId,
         message: 'Rights expired',
         reply: TAKEDOWN_APPROVED_REPLY,
+        dsps: null,
         created_at: printed.request.created_at,
         updated_at: printed.request.updated_at,
       },
@@ -119,7 +120,7 @@ describe('labeldesk support takedown approve', { concurrency: 1 }, () => {
     );
     assert.deepEqual(
       jobs.map((job) => [job.kind, JSON.parse(job.payload)]),
-      [['distributor.simulated.takedown', { release_id: first.releaseId }]],
+      [['distributor.simulated.takedown', { release_id: first.releaseId, dsps: [...PLATFORM_KEYS] }]],
     );
     const events = await selectRows<{ event: string; data: string }>(
       install,
@@ -247,6 +248,7 @@ describe('labeldesk support list and reply', { concurrency: 1 }, () => {
           release_id: null,
           message: 'x'.repeat(150),
           reply: null,
+          dsps: null,
           created_at: at[0],
           updated_at: at[0],
         },
@@ -258,6 +260,7 @@ describe('labeldesk support list and reply', { concurrency: 1 }, () => {
           release_id: takedown.releaseId,
           message: 'Rights expired',
           reply: null,
+          dsps: null,
           created_at: at[1],
           updated_at: at[1],
         },
@@ -269,6 +272,7 @@ describe('labeldesk support list and reply', { concurrency: 1 }, () => {
           release_id: null,
           message: 'Where is my\nstatement?',
           reply: null,
+          dsps: null,
           created_at: at[2],
           updated_at: at[2],
         },
@@ -311,6 +315,7 @@ describe('labeldesk support list and reply', { concurrency: 1 }, () => {
         release_id: null,
         message: 'Where is my\nstatement?',
         reply: 'It is out on the 5th of each month.',
+        dsps: null,
         created_at: replied.request.created_at,
         updated_at: replied.request.updated_at,
       },

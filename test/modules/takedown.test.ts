@@ -110,6 +110,7 @@ test('POST /releases/{id}/takedown-request: 201 with a pending request, stored f
       message: 'The artist has left the label',
       release_id: release.id,
       reply: null,
+      dsps: null,
       created_at: '2026-03-02T10:00:01.000Z',
       updated_at: '2026-03-02T10:00:01.000Z',
     },
@@ -303,6 +304,7 @@ test('approval (the CLI path) orders the takedown; the distributor takes the rel
       release_id: release.id,
       message: 'Rights expired',
       reply: TAKEDOWN_APPROVED_REPLY,
+      dsps: null,
       created_at: NOW,
       updated_at: approvedAt,
     },
@@ -400,6 +402,7 @@ test('approval refuses what is not a pending takedown of a release at the distri
       message: 'Where is my money?',
       release_id: null,
       reply: null,
+      dsps: null,
       created_at: NOW,
       updated_at: NOW,
     })
@@ -425,4 +428,97 @@ test('approval refuses what is not a pending takedown of a release at the distri
   );
   const events = await h.ctx.db.selectFrom('events').select('event').execute();
   assert.deepEqual(events, []);
+});
+
+test('a takedown naming platforms removes the release from those only; it stays live, and a later one ends it', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h);
+  const release = await givenLiveRelease(h, label.id);
+  const created = json(await requestTakedown(h, key, release.id, { dsps: ['deezer', 'spotify'] })) as {
+    request: { id: number };
+  };
+  const listed = json(await call(h, 'GET', '/api/v1/support/requests', { key })) as {
+    requests: Array<{ id: number; dsps: string[] | null }>;
+  };
+  assert.deepEqual(
+    listed.requests.map(({ id, dsps }) => ({ id, dsps })),
+    [{ id: created.request.id, dsps: ['spotify', 'deezer'] }],
+    'kept in the platforms’ order',
+  );
+
+  const approved = await approveTakedown(h.ctx, created.request.id);
+  assert.equal(
+    approved.request.reply,
+    'Takedown approved: the release is being removed from Spotify, Deezer',
+  );
+  const worker = takedownWorker(h);
+  h.clock.advance(h.ctx.config.distributorStepMs);
+  await worker.drain();
+
+  const stagesOf = async () => {
+    const dsp = json(await call(h, 'GET', `/api/v1/releases/${release.id}/dsp-status`, { key })) as {
+      dsp_statuses: Array<{ dsp: string; stage: string }>;
+    };
+    return Object.fromEntries(dsp.dsp_statuses.map(({ dsp: name, stage }) => [name, stage]));
+  };
+  assert.deepEqual(
+    await stagesOf(),
+    Object.fromEntries(
+      PLATFORM_KEYS.map((dsp) => [dsp, dsp === 'spotify' || dsp === 'deezer' ? 'taken_down' : 'live']),
+    ),
+  );
+  const card = json(await call(h, 'GET', `/api/v1/releases/${release.id}`, { key })) as {
+    release: { status: string; store_links: Record<string, string> };
+  };
+  assert.equal(card.release.status, 'live', 'live while other platforms have it');
+  assert.deepEqual(
+    Object.keys(card.release.store_links).sort(),
+    PLATFORM_KEYS.filter((dsp) => dsp !== 'spotify' && dsp !== 'deezer').sort(),
+  );
+  const statusOf = async (id: number) =>
+    (
+      json(await call(h, 'GET', '/api/v1/support/requests', { key })) as {
+        requests: Array<{ id: number; status: string }>;
+      }
+    ).requests.find((request) => request.id === id)?.status;
+  assert.equal(await statusOf(created.request.id), 'completed', 'done once its platforms are down');
+
+  const again = await requestTakedown(h, key, release.id, { dsps: ['spotify'] });
+  assert.equal(again.statusCode, 400);
+  assert.deepEqual(json(again), {
+    error: `Release ${release.id} is already taken down from Spotify`,
+    code: 'invalid',
+    field: 'dsps',
+  });
+
+  const rest = json(await requestTakedown(h, key, release.id)) as { request: { id: number } };
+  await approveTakedown(h.ctx, rest.request.id);
+  h.clock.advance(h.ctx.config.distributorStepMs);
+  await worker.drain();
+  assert.deepEqual(await stagesOf(), Object.fromEntries(PLATFORM_KEYS.map((dsp) => [dsp, 'taken_down'])));
+  const after = json(await call(h, 'GET', `/api/v1/releases/${release.id}`, { key })) as {
+    release: { status: string };
+  };
+  assert.equal(after.release.status, 'takedown');
+  assert.equal(await statusOf(rest.request.id), 'completed');
+});
+
+test('dsps: unknown, empty or repeated platforms are refused with field "dsps", and nothing is stored', async (t) => {
+  const h = await buildHarness(t);
+  const { label, key } = await givenCaller(h);
+  const release = await givenLiveRelease(h, label.id);
+  for (const dsps of [['myspace'], [], ['spotify', 'spotify'], 'spotify']) {
+    const refused = await requestTakedown(h, key, release.id, { dsps });
+    assert.equal(refused.statusCode, 400, JSON.stringify(dsps));
+    const body = json(refused) as { error: string; code: string; field?: string };
+    assert.equal(body.code, 'invalid', JSON.stringify(body));
+    assert.match(body.field ?? '', /^dsps/, JSON.stringify(body));
+  }
+  const unknown = json(await requestTakedown(h, key, release.id, { dsps: ['myspace'] }));
+  assert.deepEqual(unknown, {
+    error: '"myspace" is not a platform key; GET /platforms lists them',
+    code: 'invalid',
+    field: 'dsps',
+  });
+  assert.deepEqual(await storedRequests(h), []);
 });

@@ -2,7 +2,13 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import { SANDBOX_LIVE_JOB, SIMULATED_STEP_JOB, SIMULATED_TAKEDOWN_JOB } from './distributor.jobs.ts';
+import type { PlatformKey } from '../platforms/index.ts';
+import {
+  SANDBOX_LIVE_JOB,
+  SIMULATED_STEP_JOB,
+  SIMULATED_TAKEDOWN_JOB,
+  type SimulatedTakedown,
+} from './distributor.jobs.ts';
 
 /** What the distributor is given: the release as approved, with the identifiers it goes out with. */
 export interface OutgoingRelease {
@@ -19,21 +25,24 @@ export interface OutgoingRelease {
  */
 export interface DistributorAdapter {
   deliver(trx: Db, release: OutgoingRelease, at: Date): Promise<void>;
-  takeDown(trx: Db, release: OutgoingRelease, at: Date): Promise<void>;
+  /** Takes the release down from `dsps` (platform keys), the others keep it. */
+  takeDown(trx: Db, release: OutgoingRelease, at: Date, dsps: readonly PlatformKey[]): Promise<void>;
 }
 
-function afterDelay(kind: string, releaseId: number, at: Date, delayMs: number) {
-  return { kind, payload: { release_id: releaseId }, runAt: new Date(at.getTime() + delayMs) };
+function afterDelay(kind: string, payload: { release_id: number }, at: Date, delayMs: number) {
+  return { kind, payload, runAt: new Date(at.getTime() + delayMs) };
 }
 
 /** The built-in distributor: it walks every platform through its stages, one every DISTRIBUTOR_STEP. */
 function simulatedDistributor(config: Config): DistributorAdapter {
   return {
     async deliver(trx, release, at) {
-      await enqueue(trx, [afterDelay(SIMULATED_STEP_JOB, release.id, at, config.distributorStepMs)], at);
+      const payload = { release_id: release.id };
+      await enqueue(trx, [afterDelay(SIMULATED_STEP_JOB, payload, at, config.distributorStepMs)], at);
     },
-    async takeDown(trx, release, at) {
-      await enqueue(trx, [afterDelay(SIMULATED_TAKEDOWN_JOB, release.id, at, config.distributorStepMs)], at);
+    async takeDown(trx, release, at, dsps) {
+      const payload: SimulatedTakedown = { release_id: release.id, dsps };
+      await enqueue(trx, [afterDelay(SIMULATED_TAKEDOWN_JOB, payload, at, config.distributorStepMs)], at);
     },
   };
 }
@@ -42,7 +51,8 @@ function simulatedDistributor(config: Config): DistributorAdapter {
 function sandboxDistributor(config: Config): DistributorAdapter {
   return {
     async deliver(trx, release, at) {
-      await enqueue(trx, [afterDelay(SANDBOX_LIVE_JOB, release.id, at, config.sandboxLiveAfterMs)], at);
+      const payload = { release_id: release.id };
+      await enqueue(trx, [afterDelay(SANDBOX_LIVE_JOB, payload, at, config.sandboxLiveAfterMs)], at);
     },
     async takeDown() {
       // Sandbox takedown requests create no ticket, so none is ever approved.

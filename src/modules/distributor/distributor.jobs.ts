@@ -67,17 +67,26 @@ export function simulatedStepHandler(ctx: AppContext): JobHandler {
   };
 }
 
-/** The simulated distributor carries out a takedown: every platform reports `taken_down`. */
+/** A takedown order: the platforms named; every one when absent (orders queued before they were named). */
+export interface SimulatedTakedown {
+  release_id: number;
+  dsps?: readonly PlatformKey[];
+}
+
+/** The simulated distributor carries out a takedown: each platform of the order reports `taken_down`. */
 export function simulatedTakedownHandler(ctx: AppContext): JobHandler {
   return async (job) => {
     const releaseId = payloadId(job.payload, 'release_id');
+    const dsps = (job.payload as SimulatedTakedown).dsps ?? PLATFORM_KEYS;
     await reportFromStages(ctx, releaseId, 'distributor', (stages) =>
-      PLATFORM_KEYS.filter((dsp) => stages.get(dsp) !== 'taken_down').map((dsp) => ({
-        release_id: releaseId,
-        dsp,
-        stage: 'taken_down',
-        detail: 'Removed at the label’s request',
-      })),
+      dsps
+        .filter((dsp) => stages.get(dsp) !== 'taken_down')
+        .map((dsp) => ({
+          release_id: releaseId,
+          dsp,
+          stage: 'taken_down',
+          detail: 'Removed at the label’s request',
+        })),
     );
     return undefined;
   };

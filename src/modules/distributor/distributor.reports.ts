@@ -11,7 +11,12 @@ import { isPlatformKey, type PlatformKey, platformName, platformSearchUrl } from
 import { findReleaseListRow, presentEventRelease, type ReleaseListRow } from '../releases/index.ts';
 import { DISTRIBUTOR_LAST_EVENT_MARK, stampMark } from '../status/index.ts';
 import { AT_DISTRIBUTOR, canMove, statusFromStages } from './distributor.stages.ts';
-import { completeTakedownRequests, releaseStages, upsertDspStatus } from './distributor.store.ts';
+import {
+  approvedTakedownRequests,
+  completeSupportRequests,
+  releaseStages,
+  upsertDspStatus,
+} from './distributor.store.ts';
 
 /** One platform's news about one release, as a distributor sends it. */
 export interface PlatformReport {
@@ -183,6 +188,30 @@ export async function applyPlatformReports(
   return applied;
 }
 
+/**
+ * Approved takedown requests of the release are done once their platforms are all taken down: the
+ * ones they name, or, for a request naming none, every platform (the release is then `takedown`).
+ */
+async function completeTakedowns(
+  trx: Db,
+  release: ReleaseInFlight,
+  status: ReleaseStatus,
+  at: string,
+): Promise<void> {
+  const requests = await approvedTakedownRequests(trx, release.workspace.id, release.row.id);
+  const done = requests.filter(({ dsps }) =>
+    dsps === null
+      ? status === 'takedown'
+      : readJson(dsps).every((dsp) => release.stages.get(dsp) === 'taken_down'),
+  );
+  await completeSupportRequests(
+    trx,
+    release.workspace.id,
+    done.map((request) => request.id),
+    at,
+  );
+}
+
 async function applyOne(
   trx: Db,
   release: ReleaseInFlight,
@@ -228,9 +257,7 @@ async function applyOne(
     ...(firstLive && { live_at: at }),
   };
   await updateRelease(trx, workspace.id, row.id, changes);
-  if (status === 'takedown' && row.status !== 'takedown') {
-    await completeTakedownRequests(trx, workspace.id, row.id, at);
-  }
+  if (report.stage === 'taken_down' || status === 'takedown') await completeTakedowns(trx, release, status, at);
   if (status !== row.status) {
     await insertHistory(trx, {
       label_id: workspace.id,

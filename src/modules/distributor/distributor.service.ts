@@ -1,6 +1,7 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
+import { isPlatformKey, PLATFORM_KEYS, type PlatformKey, platformName } from '../platforms/index.ts';
 import { ApiError, errors } from '../../errors.ts';
 import {
   type AppliedReport,
@@ -11,7 +12,7 @@ import {
   type ReportPlan,
 } from './distributor.reports.ts';
 import type { DistributorSignature } from './distributor.signature.ts';
-import { rememberSignature } from './distributor.store.ts';
+import { releaseStages, rememberSignature } from './distributor.store.ts';
 
 /**
  * The reports of a signed inbound request, in one transaction: the signature is remembered with
@@ -71,4 +72,32 @@ export async function reportFromStages(
     if (error instanceof ApiError) return null;
     throw error;
   }
+}
+
+/**
+ * The platforms a takedown of the release would remove it from: the ones asked for, or every one
+ * when none are named. A release is on a platform until that platform reports `taken_down` (one that
+ * rejected it may be sent it again, so a takedown stops that too). A platform that is unknown, or
+ * that the release is not on, is refused with `field: dsps`.
+ */
+export async function takedownPlatforms(
+  db: Db,
+  workspaceId: number,
+  releaseId: number,
+  requested: readonly string[] | null,
+): Promise<PlatformKey[]> {
+  const takenDown = new Set(
+    (await releaseStages(db, workspaceId, releaseId))
+      .filter((row) => row.stage === 'taken_down')
+      .map((row) => row.dsp),
+  );
+  const on = PLATFORM_KEYS.filter((dsp) => !takenDown.has(dsp));
+  if (requested === null) return on;
+  for (const key of requested) {
+    if (!isPlatformKey(key))
+      throw errors.invalid('dsps', `"${key}" is not a platform key; GET /platforms lists them`);
+    if (takenDown.has(key))
+      throw errors.invalid('dsps', `Release ${releaseId} is already taken down from ${platformName(key)}`);
+  }
+  return on.filter((dsp) => requested.includes(dsp));
 }

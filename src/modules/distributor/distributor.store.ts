@@ -53,19 +53,29 @@ export async function forgetSignaturesBefore(db: Db, before: string): Promise<nu
   return Number(result.numDeletedRows);
 }
 
-/** Approved takedown requests of a release that is now down on every platform are done. */
-export async function completeTakedownRequests(
-  db: Db,
-  workspaceId: number,
-  releaseId: number,
-  at: string,
-): Promise<void> {
-  await db
-    .updateTable('support_requests')
-    .set({ status: 'completed', updated_at: at })
+/** The approved takedown requests of a release, with the platforms each names (null: every one). */
+export async function approvedTakedownRequests(db: Db, workspaceId: number, releaseId: number) {
+  return db
+    .selectFrom('support_requests')
+    .select(['id', 'dsps'])
     .where(ownedBy('support_requests', workspaceId))
     .where('release_id', '=', releaseId)
     .where('type', '=', 'takedown')
     .where('status', '=', 'approved')
+    .execute();
+}
+
+export async function completeSupportRequests(
+  db: Db,
+  workspaceId: number,
+  ids: readonly number[],
+  at: string,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('support_requests')
+    .set({ status: 'completed', updated_at: at })
+    .where(ownedBy('support_requests', workspaceId))
+    .where('id', 'in', ids)
     .execute();
 }

@@ -9,6 +9,6 @@ export {
 } from './distributor.jobs.ts';
 export type { AppliedReport, PlatformReport } from './distributor.reports.ts';
 export { distributorRoutes } from './distributor.routes.ts';
-export { applyOperatorReport } from './distributor.service.ts';
+export { applyOperatorReport, takedownPlatforms } from './distributor.service.ts';
 export { pruneReportSignatures } from './distributor.signature.ts';
 export { AT_DISTRIBUTOR } from './distributor.stages.ts';

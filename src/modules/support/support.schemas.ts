@@ -22,6 +22,15 @@ export const TakedownRequestBody = Type.Object({
       examples: ['The artist has left the label'],
     }),
   ),
+  dsps: Type.Optional(
+    Type.Array(Type.String({ description: 'A platform key from GET /platforms' }), {
+      minItems: 1,
+      uniqueItems: true,
+      description:
+        'The platforms to take the release down from, each one it is on; absent: every platform. The release stays `live` while another platform has it live',
+      examples: [['spotify', 'apple_music']],
+    }),
+  ),
 });
 
 export const SupportMessageBody = Type.Object({
@@ -54,13 +63,18 @@ export const SupportRequest = Type.Object({
   }),
   status: StringEnum(SUPPORT_REQUEST_STATUSES, {
     description:
-      '`pending` until support acts; a message becomes `answered`; a takedown request `approved`, then `completed` once the release is down everywhere',
+      '`pending` until support acts; a message becomes `answered`; a takedown request `approved`, then `completed` once the release is down from the platforms it names (every platform when it names none)',
   }),
   message: Nullable(Type.String({ description: 'The message, or the reason given for a takedown' })),
   release_id: Nullable(
     Type.Integer({ description: 'The release the request is about; null when none (or deleted since)' }),
   ),
   reply: Nullable(Type.String({ description: "Support's answer; null until it answers" })),
+  dsps: Nullable(
+    Type.Array(Type.String(), {
+      description: 'The platforms a takedown request names; null: every platform (and for messages)',
+    }),
+  ),
   created_at: DateTime,
   updated_at: DateTime,
   ...sandboxMark,

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
+import { readJson } from '../../db/json-column.ts';
 import { findReleaseForUpdate } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
 import { countFor, type Workspace } from '../../db/scope.ts';
@@ -37,6 +38,7 @@ export interface OperatorRequestView {
   release_id: number | null;
   message: string | null;
   reply: string | null;
+  dsps: string[] | null;
   created_at: string;
   updated_at: string;
 }
@@ -68,6 +70,7 @@ export function presentForOperator(row: SupportRequestRow): OperatorRequestView 
     release_id: row.release_id,
     message: row.message,
     reply: row.reply,
+    dsps: row.dsps === null ? null : readJson(row.dsps),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

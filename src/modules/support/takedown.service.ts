@@ -7,7 +7,9 @@ import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import type { ReleaseStatus, SupportRequestStatus, SupportRequestType } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
-import { distributorFor, type OutgoingRelease } from '../distributor/index.ts';
+import { readJson } from '../../db/json-column.ts';
+import { distributorFor, type OutgoingRelease, takedownPlatforms } from '../distributor/index.ts';
+import { type PlatformKey, platformName } from '../platforms/index.ts';
 import { findReleaseListRow, type ReleaseListRow } from '../releases/index.ts';
 import type { TakedownRequestBody } from './support.schemas.ts';
 import {
@@ -45,6 +47,11 @@ const OPEN_TAKEDOWN: readonly SupportRequestStatus[] = ['pending', 'approved'];
 
 export const TAKEDOWN_APPROVED_REPLY = 'Takedown approved: the release is being removed from every platform';
 
+function approvedReply(named: readonly PlatformKey[] | null): string {
+  if (named === null) return TAKEDOWN_APPROVED_REPLY;
+  return `Takedown approved: the release is being removed from ${named.map(platformName).join(', ')}`;
+}
+
 function assertOnPlatforms(release: { id: number; status: string }): void {
   if ((ON_PLATFORMS as readonly string[]).includes(release.status)) return;
   if (release.status === 'takedown') {
@@ -79,6 +86,7 @@ export async function requestTakedown(
     const release = await findReleaseForUpdate(trx, ctx.dialect, workspace.id, releaseId);
     if (!release) throw errors.notFound('Release');
     assertOnPlatforms(release);
+    const named = body.dsps ? await takedownPlatforms(trx, workspace.id, releaseId, body.dsps) : null;
     const open = await findOpenRequestForRelease(trx, workspace.id, releaseId, TAKEDOWN, OPEN_TAKEDOWN);
     if (open) {
       throw errors.conflict(`A takedown request for release ${releaseId} is already ${open.status}`, {
@@ -92,6 +100,7 @@ export async function requestTakedown(
       message: reason,
       release_id: releaseId,
       reply: null,
+      dsps: named && JSON.stringify(named),
       created_at: at,
       updated_at: at,
     });
@@ -150,6 +159,23 @@ async function outgoing(
 }
 
 /**
+ * The platforms of the request the release is still on: one named may have taken it down since
+ * the request was made. None left is a conflict: there is nothing to approve.
+ */
+async function platformsStillOn(
+  trx: Db,
+  workspace: Workspace,
+  releaseId: number,
+  named: readonly string[] | null,
+): Promise<PlatformKey[]> {
+  const on = await takedownPlatforms(trx, workspace.id, releaseId, null);
+  const dsps = named === null ? on : on.filter((dsp) => named.includes(dsp));
+  if (dsps.length === 0)
+    throw errors.conflict(`Release ${releaseId} is already taken down from the platforms this request names`);
+  return dsps;
+}
+
+/**
  * `labeldesk support takedown approve REQUEST_ID`: in one transaction the request becomes
  * `approved` with its reply, the distributor is told to take the release down, and
  * `support.replied` is published. The release and its platforms change only when the distributor
@@ -161,12 +187,15 @@ export async function approveTakedown(ctx: AppContext, requestId: number): Promi
     const workspace = await ticketWorkspace(trx, requestId);
     const request = await pendingTakedown(trx, ctx, workspace, requestId);
     const release = await releaseAtDistributor(trx, workspace, request.release_id);
+    const named = request.dsps === null ? null : readJson(request.dsps);
+    const dsps = await platformsStillOn(trx, workspace, release.id, named);
     const answered = await answerSupportRequest(trx, workspace.id, request.id, {
       status: 'approved' satisfies SupportRequestStatus,
-      reply: TAKEDOWN_APPROVED_REPLY,
+      reply: approvedReply(named && dsps),
       updated_at: at.toISOString(),
     });
-    await distributorFor(ctx.config, workspace).takeDown(trx, await outgoing(trx, workspace, release), at);
+    const distributor = distributorFor(ctx.config, workspace);
+    await distributor.takeDown(trx, await outgoing(trx, workspace, release), at, dsps);
     const view = presentForOperator(answered);
     await publishReply(trx, workspace, view, at.toISOString());
     return {
