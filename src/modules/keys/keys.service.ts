@@ -136,7 +136,6 @@ export async function createKey(
     allow_ips: allowIps ? JSON.stringify(allowIps) : null,
     created_at: isoNow(ctx.clock),
     revoked_at: null,
-    last_used_at: null,
   });
   return { key, ...presentKey(row) };
 }

@@ -100,7 +100,7 @@ export async function requestTakedown(
       message: reason,
       release_id: releaseId,
       reply: null,
-      dsps: named && JSON.stringify(named),
+      ...(named && { dsps: JSON.stringify(named) }),
       created_at: at,
       updated_at: at,
     });

@@ -164,6 +164,36 @@ test('a sandbox reset takes the traffic of the links it removes out of the sandb
   assert.equal((await analytics<Summary>(h, key, 'summary')).smart_links.views, 1);
 });
 
+/**
+ * A link as `POST /smart-links` wrote it before migration 0014, written as a row: the API of today
+ * needs the later migrations on its request path (a key's last use, from 0019).
+ */
+async function givenLinkBefore0014(db: Db, labelId: number, title: string): Promise<{ id: number }> {
+  const at = '2026-02-28T10:00:00.000Z';
+  return db
+    .insertInto('smart_links')
+    .values({
+      label_id: labelId,
+      code: `Link${title}00`,
+      slug: null,
+      title,
+      artist_name: 'Mira Vale',
+      search_key: `${title} mira vale`.toLowerCase(),
+      release_date: '2026-02-20',
+      release_id: null,
+      enabled: 1,
+      theme: 'auto',
+      accent: null,
+      cta_text: null,
+      hide_branding: 0,
+      collecting_since: at,
+      created_at: at,
+      updated_at: at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+}
+
 /** Counters as a link's page left them before migration 0014: the link's, its days', breakdowns' and pre-saves'. */
 async function givenCountedBefore0014(
   db: Db,
@@ -214,9 +244,9 @@ test("migration 0014 fills the label rollups with the sums of the links' counter
   const h = await buildHarness(t, { database, clock: new ManualClock('2026-02-28T10:00:00.000Z') });
   const first = await givenCaller(h);
   const second = await givenCaller(h);
-  const a = await givenLink(h, first.key, { title: 'A' });
-  const b = await givenLink(h, first.key, { title: 'B' });
-  const c = await givenLink(h, second.key, { title: 'C' });
+  const a = await givenLinkBefore0014(h.ctx.db, first.label.id, 'A');
+  const b = await givenLinkBefore0014(h.ctx.db, first.label.id, 'B');
+  const c = await givenLinkBefore0014(h.ctx.db, second.label.id, 'C');
   await givenCountedBefore0014(
     h.ctx.db,
     { id: a.id, label_id: first.label.id },
@@ -245,6 +275,8 @@ test("migration 0014 fills the label rollups with the sums of the links' counter
     '0016_label_traffic_counts',
     '0017_link_count_batches',
     '0018_console_sign_in',
+    '0019_key_use_and_attempt_event',
+    '0020_takedown_platforms',
   ]);
   h.clock.advance(2 * DAY_MS);
 
