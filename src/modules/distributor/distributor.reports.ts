@@ -257,7 +257,8 @@ async function applyOne(
     ...(firstLive && { live_at: at }),
   };
   await updateRelease(trx, workspace.id, row.id, changes);
-  if (report.stage === 'taken_down' || status === 'takedown') await completeTakedowns(trx, release, status, at);
+  if (report.stage === 'taken_down' || status === 'takedown')
+    await completeTakedowns(trx, release, status, at);
   if (status !== row.status) {
     await insertHistory(trx, {
       label_id: workspace.id,

@@ -1,8 +1,8 @@
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
-import { isPlatformKey, PLATFORM_KEYS, type PlatformKey, platformName } from '../platforms/index.ts';
 import { ApiError, errors } from '../../errors.ts';
+import { isPlatformKey, PLATFORM_KEYS, type PlatformKey, platformName } from '../platforms/index.ts';
 import {
   type AppliedReport,
   applyPlannedReports,

@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import { isoNow } from '../../clock.ts';
 import type { AppContext } from '../../context.ts';
-import { readJson } from '../../db/json-column.ts';
 import { findReleaseForUpdate } from '../../core/releases.ts';
 import type { Db } from '../../db/database.ts';
+import { readJson } from '../../db/json-column.ts';
 import { countFor, type Workspace } from '../../db/scope.ts';
 import type { SupportRequestStatus, SupportRequestType } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
