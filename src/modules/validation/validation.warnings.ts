@@ -1,5 +1,4 @@
-import type { Json } from '../../db/json-column.ts';
-import { readJson } from '../../db/json-column.ts';
+import { type Json, readJson } from '../../db/json-column.ts';
 import type { Issue } from './validation.rules.ts';
 
 /**
