@@ -1,10 +1,3 @@
-export {
-  type AudioFileFinding,
-  errorsOf,
-  type FileInspector,
-  type Problem,
-  releaseProblems,
-} from './validation.checks.ts';
-export { PROBLEM_CODES, type ProblemCode, type Severity } from './validation.codes.ts';
-export { validationRoutes } from './validation.routes.ts';
+export { errorsOf, type FileInspector, type Problem, releaseProblems } from './validation.checks.ts';
 export type { Issue } from './validation.rules.ts';
+export { validationRoutes } from './validation.routes.ts';
