@@ -63,7 +63,7 @@ test('a release with a 3000 px cover, credits, stereo audio and a date months ah
   assert.deepEqual(json(response), { release_id: releaseId, ready: true, problems: [] });
 });
 
-test('every error the stored release shows is listed, and submit refuses with exactly those errors', async (t) => {
+test('every error the stored release shows is listed; submit refuses with exactly its preconditions among them', async (t) => {
   const h = await buildHarness(t);
   const { key, label } = await givenCaller(h);
   const other = await givenCaller(h);
@@ -122,12 +122,16 @@ test('every error the stored release shows is listed, and submit refuses with ex
 
   const refused = await submit(h, key, releaseId);
   assert.equal(refused.statusCode, 400);
-  const errors = found.problems.filter((problem) => problem.severity === 'error');
+  // The contract's submit preconditions (credits, audio); the titles and the audio's quality are
+  // moderation's to reject.
+  const preconditions = found.problems.filter(
+    (problem) => problem.code === 'contributors_missing' || problem.code === 'audio_missing',
+  );
   assert.deepEqual(json(refused), {
-    error: `The release is not ready to submit: ${errors[0]?.message}`,
+    error: `The release is not ready to submit: ${preconditions[0]?.message}`,
     code: 'invalid',
-    field: 'title',
-    problems: errors,
+    field: 'tracks.0.contributors',
+    problems: preconditions,
   });
   assert.equal((await card(h, key, releaseId)).status, 'draft');
 });
@@ -190,6 +194,28 @@ test('a release without a cover or tracks, and a single of four tracks, are not 
       found.problems.filter((problem) => problem.severity === 'error'),
     );
   }
+});
+
+test('an error moderation decides is not ready: submit answers 202, and moderation rejects with its message', async (t) => {
+  const h = await buildHarness(t, { env: { DISTRIBUTOR_REJECT_RATE: '0' } });
+  const { key } = await givenCaller(h);
+  const { worker } = givenWorker(t, h, {});
+  const { releaseId } = await givenDraft(h, key);
+  await putCover(h, key, releaseId, 3000);
+  await patch(h, key, `/releases/${releaseId}`, { title: 'NIGHT DRIVE' });
+
+  const found = await validation(h, key, releaseId);
+  assert.deepEqual(outline(found.problems), [['title_all_caps', 'error', 'title', null]]);
+  assert.equal(found.ready, false);
+  const [problem] = found.problems;
+
+  assert.equal((await submit(h, key, releaseId)).statusCode, 202, 'the contract leaves titles to moderation');
+  await worker.drain();
+  const rejected = await card(h, key, releaseId);
+  assert.deepEqual(
+    [rejected.status, rejected.review_status, rejected.review_comment],
+    ['draft', 'rejected', problem?.message],
+  );
 });
 
 test('warnings leave a release ready: submit accepts it and moderation approves it', async (t) => {

@@ -6,7 +6,7 @@ import type { Db } from '../../db/database.ts';
 import { errors } from '../../errors.ts';
 import type { Authenticated } from '../keys/index.ts';
 import { approve, eventRelease, publishAll, queueReview, type StepEvent } from '../moderation/index.ts';
-import { errorsOf, type Problem, releaseProblems } from '../validation/index.ts';
+import { type Problem, refusedAtSubmit, releaseProblems } from '../validation/index.ts';
 import type { SubmitBody, SubmitResponse } from './submission.schemas.ts';
 
 /** Approval of a sandbox submission: it never sees an operator or the distributor. */
@@ -21,8 +21,9 @@ const RIGHTS_NOT_CONFIRMED: Problem = {
 };
 
 /**
- * Everything that keeps a draft from going to moderation: the release checker's errors (the same
- * problems `POST /releases/{id}/validate` lists as errors), then the rights confirmation.
+ * Everything that keeps a draft from going to moderation: the contract's submit preconditions among
+ * the release checker's errors (as `POST /releases/{id}/validate` lists them), then the rights
+ * confirmation. The checker's other errors are moderation's to decide: it rejects the release.
  */
 async function submissionProblems(
   trx: Db,
@@ -31,7 +32,7 @@ async function submissionProblems(
   confirmRights: boolean,
   now: Date,
 ): Promise<Problem[]> {
-  const problems = errorsOf(await releaseProblems(trx, { release, tracks, now }));
+  const problems = refusedAtSubmit(await releaseProblems(trx, { release, tracks, now }));
   return confirmRights ? problems : [...problems, RIGHTS_NOT_CONFIRMED];
 }
 

@@ -3,7 +3,7 @@ import type { TrackRow } from '../../core/tracks.ts';
 import type { Db } from '../../db/database.ts';
 import { MIN_COVER_SIDE } from '../covers/index.ts';
 import { MAX_SINGLE_TRACKS } from '../tracks/index.ts';
-import { type ProblemCode, type Severity, severityOf } from './validation.codes.ts';
+import { PROBLEM_CODES, type ProblemCode, type Severity, severityOf } from './validation.codes.ts';
 import {
   audioFactIssues,
   contributorsMissing,
@@ -106,6 +106,11 @@ export async function releaseProblems(db: Db, input: CheckInput): Promise<Proble
 
 export function errorsOf(problems: readonly Problem[]): Problem[] {
   return problems.filter((problem) => problem.severity === 'error');
+}
+
+/** The errors submit refuses a release for; moderation rejects it for the others. */
+export function refusedAtSubmit(problems: readonly Problem[]): Problem[] {
+  return problems.filter((problem) => PROBLEM_CODES[problem.code].stops === 'submit');
 }
 
 async function trackProblems(
