@@ -40,6 +40,7 @@ import { submissionRoutes } from './modules/submission/index.ts';
 import { supportRoutes, takedownRoutes } from './modules/support/index.ts';
 import { teamRoutes } from './modules/team/index.ts';
 import { tracksRoutes } from './modules/tracks/index.ts';
+import { validationRoutes } from './modules/validation/index.ts';
 import { webhooksRoutes } from './modules/webhooks/index.ts';
 
 /** JSON bodies above this are refused with 413 (uploads set their own limits). */
@@ -120,6 +121,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
       await api.register(financeRoutes(ctx));
       await api.register(artistsRoutes(ctx));
       await api.register(releasesRoutes(ctx));
+      await api.register(validationRoutes(ctx));
       await api.register(submissionRoutes(ctx));
       await api.register(coversRoutes(ctx));
       await api.register(tracksRoutes(ctx));

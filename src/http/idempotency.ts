@@ -192,11 +192,13 @@ export const idempotencyPlugin = fp(
       return payload;
     };
 
-    // Attached to keyed POST routes and upload routes only, so other requests do not pay for the hooks.
+    // Attached to keyed POST routes that change something and to upload routes only, so other
+    // requests do not pay for the hooks.
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       const upload = route.config?.idempotentUpload === true;
       if ((!methods.includes('POST') && !upload) || route.config?.access === undefined) return;
+      if (route.config.changesNothing) return;
       const preHandler = upload ? awaitUploadContent : claimOrReplay;
       route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), preHandler];
       route.onSend = [...(route.onSend ? [route.onSend].flat() : []), storeResponse as onSendHookHandler];

@@ -21,6 +21,11 @@ declare module 'fastify' {
     perObjectPerMinute?: { limit: number; object: string };
     /** The response shows a secret: an idempotent replay keeps it only encrypted. */
     secretInResponse?: true;
+    /**
+     * A POST that changes nothing (validating a release): an Idempotency-Key is ignored rather than
+     * stored, so a repeat after the label fixed something sees the release as it is now.
+     */
+    changesNothing?: true;
   }
   interface FastifyRequest {
     auth: RequestAuth | null;

@@ -38,6 +38,7 @@ const ROUTES: RouteCase[] = [
   { method: 'PATCH', path: (i) => `/api/v1/releases/${i.release}`, body: json_({ title: 'Taken Over' }) },
   { method: 'GET', path: (i) => `/api/v1/releases/${i.release}/history` },
   { method: 'GET', path: (i) => `/api/v1/releases/${i.release}/dsp-status` },
+  { method: 'POST', path: (i) => `/api/v1/releases/${i.release}/validate` },
   { method: 'PUT', path: (i) => `/api/v1/releases/${i.release}/cover`, body: cover },
   {
     method: 'POST',

@@ -14,15 +14,32 @@ test('submit refuses what is not ready: 400 with the first field and every probl
   const notReady = await submit(h, key, empty.releaseId, { confirm_rights: false });
   assert.equal(notReady.statusCode, 400);
   assert.deepEqual(json(notReady), {
-    error: 'The release is not ready to submit: The release has no cover: PUT /releases/{id}/cover first',
+    error:
+      'The release is not ready to submit: The release has no cover; upload a square JPEG or PNG image of at least 1400 x 1400 px.',
     code: 'invalid',
     field: 'cover',
     problems: [
-      { field: 'cover', message: 'The release has no cover: PUT /releases/{id}/cover first' },
-      { field: 'tracks', message: 'The release has no tracks: add at least one' },
       {
+        code: 'cover_missing',
+        severity: 'error',
+        field: 'cover',
+        message: 'The release has no cover; upload a square JPEG or PNG image of at least 1400 x 1400 px.',
+        track_id: null,
+      },
+      {
+        code: 'tracks_missing',
+        severity: 'error',
+        field: 'tracks',
+        message: 'The release has no tracks; add at least one.',
+        track_id: null,
+      },
+      {
+        code: 'rights_not_confirmed',
+        severity: 'error',
         field: 'confirm_rights',
-        message: 'confirm_rights must be true: confirm the label holds the rights to distribute this release',
+        message:
+          'confirm_rights must be true: confirm the label holds the rights to distribute this release.',
+        track_id: null,
       },
     ],
   });
@@ -30,25 +47,43 @@ test('submit refuses what is not ready: 400 with the first field and every probl
   // The API refuses a track without audio and a fourth track on a single; rows written before
   // those rules (or by an operator) must still be caught at submission.
   const incomplete = await givenDraft(h, key, { type: 'single', tracks: [] });
+  const ids: number[] = [];
   for (const number of [1, 2, 3, 4]) {
-    await givenTrack(h, label.id, incomplete.releaseId, {
+    const track = await givenTrack(h, label.id, incomplete.releaseId, {
       number,
       title: `Take ${number}`,
       contributors: number === 1 ? '[]' : '[{"name":"Ari Lund","role":"Producer"}]',
     });
+    ids.push(track.id);
   }
   const problems = json(await submit(h, key, incomplete.releaseId)) as { field: string; problems: unknown[] };
   assert.equal(problems.field, 'tracks');
+  const noAudio = (index: number) => ({
+    code: 'audio_missing',
+    severity: 'error',
+    field: `tracks.${index}.audio`,
+    message: `Track ${index + 1} has no audio; upload a WAV or FLAC file.`,
+    track_id: ids[index],
+  });
   assert.deepEqual(problems.problems, [
-    { field: 'tracks', message: 'A single has at most 3 tracks (this one has 4)' },
-    { field: 'tracks.0.audio', message: 'Track 1 has no audio' },
     {
-      field: 'tracks.0.contributors',
-      message: 'Track 1 has no contributor: platforms return releases without credits',
+      code: 'single_too_many_tracks',
+      severity: 'error',
+      field: 'tracks',
+      message: 'A single has at most 3 tracks (this one has 4); remove tracks or make it an EP.',
+      track_id: null,
     },
-    { field: 'tracks.1.audio', message: 'Track 2 has no audio' },
-    { field: 'tracks.2.audio', message: 'Track 3 has no audio' },
-    { field: 'tracks.3.audio', message: 'Track 4 has no audio' },
+    {
+      code: 'contributors_missing',
+      severity: 'error',
+      field: 'tracks.0.contributors',
+      message: 'Track 1 lists no contributors; add at least one (for example the performer or the producer).',
+      track_id: ids[0],
+    },
+    noAudio(0),
+    noAudio(1),
+    noAudio(2),
+    noAudio(3),
   ]);
 
   const missingBody = await call(h, 'POST', `/api/v1/releases/${empty.releaseId}/submit`, {

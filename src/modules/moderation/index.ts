@@ -1,5 +1,4 @@
 export { closeAudioAnalysis } from './moderation.pool.ts';
-export { contributorsMissing } from './moderation.rules.ts';
 export {
   approve,
   decide,

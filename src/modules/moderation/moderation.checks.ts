@@ -2,20 +2,10 @@ import type { AppContext } from '../../context.ts';
 import { coverExtension } from '../../core/covers.ts';
 import type { ReleaseRow } from '../../core/releases.ts';
 import type { TrackRow } from '../../core/tracks.ts';
-import { MIN_COVER_SIDE } from '../covers/index.ts';
 import { mediaObjects, objectKey } from '../media/index.ts';
+import { errorsOf, type FileInspector, type Issue, releaseProblems } from '../validation/index.ts';
 import type { LossyEvidence } from './moderation.lossy.ts';
 import { lossySourceEvidenceOffThread } from './moderation.pool.ts';
-import {
-  audioFactIssues,
-  contributorsMissing,
-  type Issue,
-  RELEASE,
-  titleIssues,
-  trackOwner,
-  versionIssues,
-} from './moderation.rules.ts';
-import { audioHashesOfOtherLabels } from './moderation.store.ts';
 
 /** One automated finding: a stable snake_case code, the release card's field path, one sentence. */
 export interface Finding {
@@ -24,65 +14,42 @@ export interface Finding {
   message: string;
 }
 
-function at(field: string, issues: readonly Issue[]): Finding[] {
-  return issues.map((issue) => ({ code: issue.code, field, message: issue.message }));
-}
-
 /**
- * Every automated finding on a release waiting for moderation; empty means it passes. Findings
- * come release first (title, version, cover), then each track in the order given (title, version,
- * contributors, audio), so two runs on the same release list them alike.
+ * Every automated finding on a release waiting for moderation; empty means it passes. They are the
+ * errors of the release checker (validation's, as submit and validate use it) with the stored files
+ * opened as well: the cover and audio must still be in storage, and the audio must not come from a
+ * lossy file. Warnings do not reject a release, so they are not findings.
  */
 export async function automatedChecks(
   ctx: AppContext,
   release: ReleaseRow,
   tracks: readonly TrackRow[],
 ): Promise<Finding[]> {
-  const hashes = tracks.flatMap((track) => (track.audio_hash === null ? [] : [track.audio_hash]));
-  const elsewhere = await audioHashesOfOtherLabels(ctx.db, release.label_id, hashes);
-  const findings: Finding[] = [
-    ...at('title', titleIssues(release.title, RELEASE)),
-    ...at('version', versionIssues(release.version, RELEASE)),
-    ...(await coverFindings(ctx, release)),
-  ];
-  // One track at a time: a 30-track album should not queue 30 analyses at once in the threads that
-  // every label shares.
-  for (const [index, track] of tracks.entries()) {
-    const path = `tracks.${index}`;
-    const owner = trackOwner(track.number);
-    findings.push(
-      ...at(`${path}.title`, titleIssues(track.title, owner)),
-      ...at(`${path}.version`, versionIssues(track.version, owner)),
-      ...at(
-        `${path}.contributors`,
-        [contributorsMissing(track.contributors, track.number)].filter((issue) => issue !== null),
-      ),
-      ...at(`${path}.audio`, await audioIssues(ctx, track, elsewhere)),
-    );
-  }
-  return findings;
+  const problems = await releaseProblems(ctx.db, {
+    release,
+    tracks,
+    now: ctx.clock.now(),
+    files: storedFiles(ctx),
+  });
+  return errorsOf(problems).map(({ code, field, message }) => ({ code, field, message }));
 }
 
-async function coverFindings(ctx: AppContext, release: ReleaseRow): Promise<Finding[]> {
-  if (release.cover_hash === null) {
-    return at('cover', [
-      {
-        code: 'cover_missing',
-        message: `The release has no cover; upload a square JPEG or PNG image of at least ${MIN_COVER_SIDE} x ${MIN_COVER_SIDE} px.`,
-      },
-    ]);
-  }
-  const format = release.cover_format;
-  const stored =
-    format !== null &&
-    (await mediaObjects(ctx.config).has(objectKey('covers', release.cover_hash, coverExtension(format))));
-  if (stored) return [];
-  return at('cover', [
-    {
-      code: 'cover_missing',
-      message: 'The cover image file is missing from storage; upload the cover again.',
+function storedFiles(ctx: AppContext): FileInspector {
+  return {
+    coverStored: (release) => coverStored(ctx, release),
+    audio: async (track) => {
+      const analysed = await analyseStoredAudio(ctx, track);
+      if (analysed === null) return { stored: false };
+      const { evidence } = analysed;
+      return { stored: true, issues: evidence === null ? [] : [lossySource(evidence, track.number)] };
     },
-  ]);
+  };
+}
+
+async function coverStored(ctx: AppContext, release: ReleaseRow): Promise<boolean> {
+  const { cover_hash: hash, cover_format: format } = release;
+  if (hash === null || format === null) return false;
+  return mediaObjects(ctx.config).has(objectKey('covers', hash, coverExtension(format)));
 }
 
 /**
@@ -99,36 +66,6 @@ async function analyseStoredAudio(
   return mediaObjects(ctx.config).withLocalFile(objectKey('audio', hash, format), async (path) => ({
     evidence: await lossySourceEvidenceOffThread(path, format),
   }));
-}
-
-/** Missing file, duplicate of another label, refused facts, lossy source: in that order. */
-async function audioIssues(
-  ctx: AppContext,
-  track: TrackRow,
-  elsewhere: ReadonlySet<string>,
-): Promise<Issue[]> {
-  const n = track.number;
-  if (track.audio_hash === null) {
-    return [{ code: 'audio_missing', message: `Track ${n} has no audio; upload a WAV or FLAC file.` }];
-  }
-  const analysed = await analyseStoredAudio(ctx, track);
-  const issues: Issue[] = [];
-  if (analysed === null) {
-    issues.push({
-      code: 'audio_missing',
-      message: `The audio file of track ${n} is missing from storage; upload the audio again.`,
-    });
-  }
-  if (elsewhere.has(track.audio_hash)) {
-    issues.push({
-      code: 'duplicate_audio',
-      message: `The audio of track ${n} is byte-for-byte identical to a track of another label; deliver only recordings this label holds the rights to.`,
-    });
-  }
-  issues.push(...audioFactIssues(track, n));
-  const evidence = analysed?.evidence ?? null;
-  if (evidence !== null) issues.push(lossySource(evidence, n));
-  return issues;
 }
 
 const LOSSLESS_ADVICE = 'upload a WAV or FLAC exported from the lossless master';

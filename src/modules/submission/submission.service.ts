@@ -2,64 +2,38 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { changeRelease, insertHistory, type ReleaseRow, updateRelease } from '../../core/releases.ts';
 import { listReleaseTracks, type TrackRow } from '../../core/tracks.ts';
+import type { Db } from '../../db/database.ts';
 import { errors } from '../../errors.ts';
 import type { Authenticated } from '../keys/index.ts';
-import {
-  approve,
-  contributorsMissing,
-  eventRelease,
-  publishAll,
-  queueReview,
-  type StepEvent,
-} from '../moderation/index.ts';
-import { MAX_SINGLE_TRACKS } from '../tracks/index.ts';
+import { approve, eventRelease, publishAll, queueReview, type StepEvent } from '../moderation/index.ts';
+import { type Problem, refusedAtSubmit, releaseProblems } from '../validation/index.ts';
 import type { SubmitBody, SubmitResponse } from './submission.schemas.ts';
 
 /** Approval of a sandbox submission: it never sees an operator or the distributor. */
 const SANDBOX_APPROVAL_COMMENT = 'Sandbox: accepted at once';
 
-export interface Problem {
-  field: string;
-  message: string;
-}
+const RIGHTS_NOT_CONFIRMED: Problem = {
+  code: 'rights_not_confirmed',
+  severity: 'error',
+  field: 'confirm_rights',
+  message: 'confirm_rights must be true: confirm the label holds the rights to distribute this release.',
+  track_id: null,
+};
 
-/** Everything that keeps a draft from going to moderation, in the order of the release card. */
-export function submissionProblems(
+/**
+ * Everything that keeps a draft from going to moderation: the contract's submit preconditions among
+ * the release checker's errors (as `POST /releases/{id}/validate` lists them), then the rights
+ * confirmation. The checker's other errors are moderation's to decide: it rejects the release.
+ */
+async function submissionProblems(
+  trx: Db,
   release: ReleaseRow,
   tracks: readonly TrackRow[],
   confirmRights: boolean,
-): Problem[] {
-  const problems: Problem[] = [];
-  if (release.cover_hash === null) {
-    problems.push({ field: 'cover', message: 'The release has no cover: PUT /releases/{id}/cover first' });
-  }
-  if (tracks.length === 0) {
-    problems.push({ field: 'tracks', message: 'The release has no tracks: add at least one' });
-  }
-  if (release.type === 'single' && tracks.length > MAX_SINGLE_TRACKS) {
-    problems.push({
-      field: 'tracks',
-      message: `A single has at most ${MAX_SINGLE_TRACKS} tracks (this one has ${tracks.length})`,
-    });
-  }
-  tracks.forEach((track, index) => {
-    if (track.audio_hash === null) {
-      problems.push({ field: `tracks.${index}.audio`, message: `Track ${track.number} has no audio` });
-    }
-    if (contributorsMissing(track.contributors, track.number) !== null) {
-      problems.push({
-        field: `tracks.${index}.contributors`,
-        message: `Track ${track.number} has no contributor: platforms return releases without credits`,
-      });
-    }
-  });
-  if (!confirmRights) {
-    problems.push({
-      field: 'confirm_rights',
-      message: 'confirm_rights must be true: confirm the label holds the rights to distribute this release',
-    });
-  }
-  return problems;
+  now: Date,
+): Promise<Problem[]> {
+  const problems = refusedAtSubmit(await releaseProblems(trx, { release, tracks, now }));
+  return confirmRights ? problems : [...problems, RIGHTS_NOT_CONFIRMED];
 }
 
 function assertSubmittable(auth: Authenticated, release: ReleaseRow, problems: readonly Problem[]): void {
@@ -100,7 +74,8 @@ export async function submitRelease(
   const { workspace } = auth;
   await changeRelease(ctx, workspace, id, async (trx, release, iso) => {
     const tracks = await listReleaseTracks(trx, workspace.id, id);
-    assertSubmittable(auth, release, submissionProblems(release, tracks, body.confirm_rights));
+    const problems = await submissionProblems(trx, release, tracks, body.confirm_rights, new Date(iso));
+    assertSubmittable(auth, release, problems);
     const submitted = {
       status: 'submitting',
       review_status: 'pending',

@@ -1,15 +1,16 @@
 import { type Json, readJson } from '../../db/json-column.ts';
 import { PLATFORMS } from '../platforms/index.ts';
+import type { ProblemCode } from './validation.codes.ts';
 
 /**
- * The pure moderation rules: text rules for titles and versions, and rules on the audio facts
- * stored with a track. Each returns the problem it finds (a code and one sentence) or null; the
+ * The pure rules that block a release: text rules for titles and versions, credits, and rules on the
+ * audio facts stored with a track. Each returns the problem it finds (a code and one sentence) or null; the
  * caller attaches the field path. Modelled on what the stores' and distributors' style guides
  * (Apple Music Style Guide, Spotify's metadata guidelines, DistroKid, CD Baby, TuneCore) have in
  * common; where a rule could refuse an ordinary title, it is narrowed and the narrowing explained.
  */
 export interface Issue {
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly message: string;
 }
 
