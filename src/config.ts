@@ -50,6 +50,21 @@ export interface Config {
   readonly minWithdrawalCents: number;
   readonly media: MediaLocation;
   readonly s3: S3Settings;
+  readonly ddex: DdexSettings;
+}
+
+/** A party of a DDEX message header: a DPID and, for people reading the message, a name. */
+export interface DdexParty {
+  readonly id: string;
+  readonly name: string | null;
+}
+
+/** Who DDEX messages come from and go to. */
+export interface DdexSettings {
+  /** The operator as sender (DDEX_PARTY_ID, DDEX_PARTY_NAME); null leaves DDEX export off. */
+  readonly sender: { readonly id: string; readonly name: string } | null;
+  /** The recipient of `GET /releases/{id}/ddex` when the request names none. */
+  readonly recipient: DdexParty | null;
 }
 
 /** Where stored media (covers, audio) live: a local folder, or a bucket and key prefix. */
@@ -269,6 +284,37 @@ function parseS3Settings(read: (name: string) => string | undefined): S3Settings
   };
 }
 
+/**
+ * A DDEX Party ID: `PADPIDA`, the date of allocation and a serial (10 digits) and a check character,
+ * as DDEX allocates them (PADPIDA2011072101T).
+ */
+const DPID = /^PADPIDA[A-Z0-9]{11}$/;
+const DPID_EXPECTED =
+  'expected a DDEX Party ID: PADPIDA and 11 letters or digits, such as PADPIDA2011072101T';
+
+function parseDpid(name: string, value: string): string {
+  return parsePattern(name, value, DPID, DPID_EXPECTED);
+}
+
+function parseDdexSettings(read: (name: string) => string | undefined): DdexSettings {
+  const partyId = read('DDEX_PARTY_ID');
+  const partyName = read('DDEX_PARTY_NAME')?.trim();
+  if (Boolean(partyId) !== Boolean(partyName)) {
+    throw new ConfigError('DDEX_PARTY_ID and DDEX_PARTY_NAME: set both or neither');
+  }
+  const recipientId = read('DDEX_RECIPIENT_ID');
+  const recipientName = read('DDEX_RECIPIENT_NAME')?.trim();
+  if (recipientName && !recipientId) {
+    throw new ConfigError('DDEX_RECIPIENT_NAME: set DDEX_RECIPIENT_ID too (the name goes with the Party ID)');
+  }
+  return {
+    sender: partyId && partyName ? { id: parseDpid('DDEX_PARTY_ID', partyId), name: partyName } : null,
+    recipient: recipientId
+      ? { id: parseDpid('DDEX_RECIPIENT_ID', recipientId), name: recipientName ?? null }
+      : null,
+  };
+}
+
 /** Reads and validates the environment once; everything else takes the returned, frozen Config. */
 export function loadConfig(env: Env): Config {
   const read = (name: string): string | undefined => {
@@ -360,5 +406,6 @@ export function loadConfig(env: Env): Config {
       parseMediaUrl('MEDIA_URL', read('MEDIA_URL') ?? pathToFileURL(join(dataDir, 'media')).href),
     ),
     s3: Object.freeze(parseS3Settings(read)),
+    ddex: Object.freeze(parseDdexSettings(read)),
   });
 }

@@ -54,6 +54,7 @@ describe('loadConfig', () => {
       minWithdrawalCents: 5000,
       media: { kind: 'file', root: join(DATA_DIR, 'media') },
       s3: { endpoint: null, forcePathStyle: false, region: 'us-east-1', credentials: null },
+      ddex: { sender: null, recipient: null },
     };
     assert.deepEqual(config, expected);
     assert.ok(Object.isFrozen(config));
@@ -114,6 +115,10 @@ describe('loadConfig', () => {
       AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
       AWS_SECRET_ACCESS_KEY: 'secret-example',
       AWS_REGION: 'eu-central-1',
+      DDEX_PARTY_ID: 'padpida2026112701l',
+      DDEX_PARTY_NAME: ' Labeldesk Distribution ',
+      DDEX_RECIPIENT_ID: 'PADPIDA2011072101T',
+      DDEX_RECIPIENT_NAME: 'Example Music Service',
     });
     const expected: Config = {
       dataDir: DATA_DIR,
@@ -148,6 +153,10 @@ describe('loadConfig', () => {
         forcePathStyle: true,
         region: 'eu-central-1',
         credentials: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret-example' },
+      },
+      ddex: {
+        sender: { id: 'PADPIDA2026112701L', name: 'Labeldesk Distribution' },
+        recipient: { id: 'PADPIDA2011072101T', name: 'Example Music Service' },
       },
     };
     assert.deepEqual(config, expected);
@@ -385,6 +394,22 @@ describe('bad values stop loadConfig with one line naming the variable', () => {
     [
       { MIN_WITHDRAWAL: '-5' },
       'MIN_WITHDRAWAL: expected an amount in dollars such as 50 or 25.50 (got "-5")',
+    ],
+    [{ DDEX_PARTY_ID: 'PADPIDA2026112701L' }, 'DDEX_PARTY_ID and DDEX_PARTY_NAME: set both or neither'],
+    [{ DDEX_PARTY_NAME: 'Labeldesk' }, 'DDEX_PARTY_ID and DDEX_PARTY_NAME: set both or neither'],
+    ...['PADPIDA20261127', 'PADPIDA2026112701LX', 'PADPIDB2026112701L', 'PADPIDA2026-12701L'].map(
+      (id): [Env, string] => [
+        { DDEX_PARTY_ID: id, DDEX_PARTY_NAME: 'Labeldesk' },
+        `DDEX_PARTY_ID: expected a DDEX Party ID: PADPIDA and 11 letters or digits, such as PADPIDA2011072101T (got "${id}")`,
+      ],
+    ),
+    [
+      { DDEX_RECIPIENT_ID: 'spotify' },
+      'DDEX_RECIPIENT_ID: expected a DDEX Party ID: PADPIDA and 11 letters or digits, such as PADPIDA2011072101T (got "spotify")',
+    ],
+    [
+      { DDEX_RECIPIENT_NAME: 'Example Music Service' },
+      'DDEX_RECIPIENT_NAME: set DDEX_RECIPIENT_ID too (the name goes with the Party ID)',
     ],
   ];
 

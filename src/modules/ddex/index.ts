@@ -1,0 +1,1 @@
+export { ddexRoutes } from './ddex.routes.ts';
