@@ -120,7 +120,12 @@ function fileOf(file: DdexFile): XmlNode {
   };
 }
 
-function audioDeliveryFile(track: DdexTrack): XmlNode {
+/** A takedown sends no files again: the message says so of every file it names. */
+function notProvided(end: DealEnd | null): XmlNode {
+  return end ? { IsProvidedInDelivery: false } : {};
+}
+
+function audioDeliveryFile(track: DdexTrack, end: DealEnd | null): XmlNode {
   const { audio } = track;
   return {
     Type: 'AudioFile',
@@ -129,6 +134,7 @@ function audioDeliveryFile(track: DdexTrack): XmlNode {
     ...(audio.sampleRate ? { SamplingRate: { '@UnitOfMeasure': 'Hz', '#': audio.sampleRate } } : {}),
     ...(audio.bitDepth ? { BitsPerSample: audio.bitDepth } : {}),
     File: fileOf(audio),
+    ...notProvided(end),
   };
 }
 
@@ -142,7 +148,13 @@ function cLine(release: DdexRelease): XmlNode {
   return { Year: year, CLineCompany: release.labelName, CLineText: `© ${year} ${release.labelName}` };
 }
 
-function soundRecording(parties: Parties, release: DdexRelease, track: DdexTrack, index: number): XmlNode {
+function soundRecording(
+  parties: Parties,
+  release: DdexRelease,
+  track: DdexTrack,
+  index: number,
+  end: DealEnd | null,
+): XmlNode {
   return {
     ResourceReference: `A${index + 1}`,
     Type: 'MusicalWorkSoundRecording',
@@ -151,7 +163,7 @@ function soundRecording(parties: Parties, release: DdexRelease, track: DdexTrack
       PLine: pLine(release),
       TechnicalDetails: {
         TechnicalResourceDetailsReference: `T${index + 1}`,
-        DeliveryFile: audioDeliveryFile(track),
+        DeliveryFile: audioDeliveryFile(track, end),
       },
     },
     ...titleOf(track.title, track.version),
@@ -167,7 +179,7 @@ function soundRecording(parties: Parties, release: DdexRelease, track: DdexTrack
   };
 }
 
-function frontCover(release: DdexRelease, sender: string, index: number): XmlNode {
+function frontCover(release: DdexRelease, sender: string, index: number, end: DealEnd | null): XmlNode {
   const { cover } = release;
   return {
     ResourceReference: `A${index + 1}`,
@@ -179,6 +191,7 @@ function frontCover(release: DdexRelease, sender: string, index: number): XmlNod
       ImageHeight: { '@UnitOfMeasure': 'Pixel', '#': cover.height },
       ImageWidth: { '@UnitOfMeasure': 'Pixel', '#': cover.width },
       File: fileOf(cover),
+      ...notProvided(end),
     },
   };
 }
@@ -280,7 +293,9 @@ export function newReleaseMessage(
 ): string {
   const parties = new Parties();
   parties.referenceOf(release.artist);
-  const recordings = release.tracks.map((track, index) => soundRecording(parties, release, track, index));
+  const recordings = release.tracks.map((track, index) =>
+    soundRecording(parties, release, track, index, end),
+  );
   const labelReference = parties.referenceOf(release.labelName);
   const main = mainRelease(parties, release, labelReference);
   const root: XmlNode = {
@@ -292,7 +307,7 @@ export function newReleaseMessage(
     PartyList: { Party: parties.list() },
     ResourceList: {
       SoundRecording: recordings,
-      Image: frontCover(release, header.sender.id, release.tracks.length),
+      Image: frontCover(release, header.sender.id, release.tracks.length, end),
     },
     ReleaseList: {
       Release: main,

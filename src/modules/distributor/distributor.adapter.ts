@@ -2,6 +2,8 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { enqueue } from '../../jobs/queue.ts';
+import type { PlatformKey } from '../platforms/index.ts';
+import { ddexDistributor } from './distributor.ddex.ts';
 import { SANDBOX_LIVE_JOB, SIMULATED_STEP_JOB, SIMULATED_TAKEDOWN_JOB } from './distributor.jobs.ts';
 
 /** What the distributor is given: the release as approved, with the identifiers it goes out with. */
@@ -19,7 +21,8 @@ export interface OutgoingRelease {
  */
 export interface DistributorAdapter {
   deliver(trx: Db, release: OutgoingRelease, at: Date): Promise<void>;
-  takeDown(trx: Db, release: OutgoingRelease, at: Date): Promise<void>;
+  /** Takes the release down from `dsps` (platform keys), the others keep it. */
+  takeDown(trx: Db, release: OutgoingRelease, at: Date, dsps: readonly PlatformKey[]): Promise<void>;
 }
 
 function afterDelay(kind: string, releaseId: number, at: Date, delayMs: number) {
@@ -55,5 +58,7 @@ export function distributorFor(config: Config, workspace: Workspace): Distributo
   switch (config.distributor) {
     case 'simulated':
       return simulatedDistributor(config);
+    case 'ddex':
+      return ddexDistributor(config);
   }
 }

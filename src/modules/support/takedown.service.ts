@@ -8,6 +8,7 @@ import type { Workspace } from '../../db/scope.ts';
 import type { ReleaseStatus, SupportRequestStatus, SupportRequestType } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 import { distributorFor, type OutgoingRelease } from '../distributor/index.ts';
+import { PLATFORM_KEYS } from '../platforms/index.ts';
 import { findReleaseListRow, type ReleaseListRow } from '../releases/index.ts';
 import type { TakedownRequestBody } from './support.schemas.ts';
 import {
@@ -166,7 +167,12 @@ export async function approveTakedown(ctx: AppContext, requestId: number): Promi
       reply: TAKEDOWN_APPROVED_REPLY,
       updated_at: at.toISOString(),
     });
-    await distributorFor(ctx.config, workspace).takeDown(trx, await outgoing(trx, workspace, release), at);
+    await distributorFor(ctx.config, workspace).takeDown(
+      trx,
+      await outgoing(trx, workspace, release),
+      at,
+      PLATFORM_KEYS,
+    );
     const view = presentForOperator(answered);
     await publishReply(trx, workspace, view, at.toISOString());
     return {
