@@ -9,6 +9,7 @@ import { countJobs } from '../../src/jobs/jobs.store.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { DDEX_BATCH_JOB, ddexBatchHandler } from '../../src/modules/distributor/distributor.ddex.ts';
 import { SIMULATED_STEP_JOB } from '../../src/modules/distributor/distributor.jobs.ts';
+import { objectsAt } from '../../src/modules/media/media.objects.ts';
 import { approveTakedown } from '../../src/modules/support/takedown.service.ts';
 import { STEREO_CD } from '../helpers/audio.ts';
 import {
@@ -23,6 +24,7 @@ import {
 } from '../helpers/ddex.ts';
 import { buildHarness, call, givenCaller, type Harness, json } from '../helpers/harness.ts';
 import { noiseWav } from '../helpers/pipeline.ts';
+import { bucketKeys, startS3Server } from '../helpers/s3.ts';
 import { filesUnder } from '../helpers/tracks.ts';
 
 const skip = validationUnavailable();
@@ -35,12 +37,13 @@ function outboxDir(t: TestContext): string {
   return dir;
 }
 
-async function ddexServer(t: TestContext, outbox: string) {
+async function ddexServer(t: TestContext, outboxUrl: string, env: Record<string, string> = {}) {
   const h = await buildHarness(t, {
     env: {
       ...DDEX_ENV,
+      ...env,
       DISTRIBUTOR: 'ddex',
-      DDEX_OUTBOX_URL: pathToFileURL(outbox).href,
+      DDEX_OUTBOX_URL: outboxUrl,
       DDEX_PLATFORMS: `spotify=${SPOTIFY},deezer=${DEEZER}`,
     },
   });
@@ -81,7 +84,7 @@ test('DISTRIBUTOR=ddex: an approval writes a batch per configured platform, file
   skip,
 }, async (t) => {
   const outbox = outboxDir(t);
-  const { h, worker } = await ddexServer(t, outbox);
+  const { h, worker } = await ddexServer(t, pathToFileURL(outbox).href);
   const { key } = await givenCaller(h);
   const audio = [noiseWav(STEREO_CD, 21), noiseWav(STEREO_CD, 22)];
   const { releaseId, upc } = await givenApprovedRelease(h, key, {
@@ -152,7 +155,7 @@ test('a takedown writes, for the configured platforms, a message whose deals hav
   skip,
 }, async (t) => {
   const outbox = outboxDir(t);
-  const { h, worker } = await ddexServer(t, outbox);
+  const { h, worker } = await ddexServer(t, pathToFileURL(outbox).href);
   const { key } = await givenCaller(h);
   const { releaseId, upc } = await givenApprovedRelease(h, key, {
     type: 'single',
@@ -188,4 +191,37 @@ test('a takedown writes, for the configured platforms, a message whose deals hav
     );
     assert.equal(deliveryFile.IsProvidedInDelivery, 'false');
   }
+});
+
+test('with DDEX_OUTBOX_URL=s3://… the batches go into the bucket, copied from media in a bucket', {
+  skip,
+}, async (t) => {
+  const s3 = await startS3Server();
+  t.after(() => s3.close());
+  const { h, worker } = await ddexServer(t, `s3://${s3.bucket}/outbox`, s3.env);
+  const { key } = await givenCaller(h);
+  const { upc } = await givenApprovedRelease(h, key, {
+    type: 'single',
+    tracks: [{ title: 'Night Drive', audio: noiseWav(STEREO_CD, 51) }],
+  });
+  await worker.drain();
+  const batchId = h.clock.now().toISOString().replace(/\D/g, '').slice(0, 17);
+  const outboxKeys = (await bucketKeys(s3)).filter((name) => name.startsWith('outbox/'));
+  assert.deepEqual(
+    outboxKeys,
+    ['deezer', 'spotify']
+      .flatMap((dsp) => [
+        `outbox/${dsp}/${batchId}/${upc}/${upc}.xml`,
+        `outbox/${dsp}/${batchId}/${upc}/resources/${upc}.png`,
+        `outbox/${dsp}/${batchId}/${upc}/resources/${upc}_01_001.wav`,
+        `outbox/${dsp}/${batchId}/BatchComplete_${batchId}.xml`,
+      ])
+      .sort(),
+  );
+  const outbox = objectsAt({ kind: 's3', bucket: s3.bucket, prefix: 'outbox' }, h.ctx.config);
+  const opened = await outbox.open(`spotify/${batchId}/${upc}/${upc}.xml`);
+  assert.ok(opened);
+  const chunks: Buffer[] = [];
+  for await (const chunk of opened.stream) chunks.push(Buffer.from(chunk));
+  assertValidErn(Buffer.concat(chunks).toString('utf8'));
 });
