@@ -412,3 +412,19 @@ test('a server without DDEX_PARTY_ID answers 503 unavailable', async (t) => {
     code: 'unavailable',
   });
 });
+
+test('a sandbox release exports as a TestMessage', { skip }, async (t) => {
+  const h = await buildHarness(t, { env: DDEX_ENV });
+  const { key } = await givenCaller(h, { sandbox: true });
+  const { releaseId } = await givenDraft(h, key, {
+    type: 'single',
+    tracks: [{ title: 'Night Drive', audio: noiseWav() }],
+  });
+  const submitted = await call(h, 'POST', `/api/v1/releases/${releaseId}/submit`, {
+    key,
+    payload: { confirm_rights: true },
+  });
+  assert.equal(submitted.statusCode, 202, submitted.body);
+  const message = await exported(h, key, releaseId);
+  assert.equal(child(message, 'MessageHeader').MessageControlType, 'TestMessage');
+});
