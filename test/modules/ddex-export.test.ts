@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { STEREO_CD } from '../helpers/audio.ts';
 import {
   assertValidErn,
@@ -62,9 +62,8 @@ function contributorsOf(recording: XmlObject, parties: Map<string, string>) {
   }));
 }
 
-test('a single: header from the operator to the default recipient, the recording with its file and hash, cover, release, deals', {
-  skip,
-}, async (t) => {
+/** A single with a version, explicit and in English, approved; the release as GET /ddex answers it. */
+async function givenExportedSingle(t: TestContext) {
   const h = await buildHarness(t, { env: DDEX_ENV });
   const { key } = await givenCaller(h);
   const audio = noiseWav(STEREO_CD, 7);
@@ -80,9 +79,16 @@ test('a single: header from the operator to the default recipient, the recording
       });
     },
   );
+  const message = await exported(h, key, releaseId);
+  return { h, key, audio, releaseId, upc, isrcs, trackIds, message };
+}
+
+test('a single: header from the operator to the default recipient, parties, the recording with its file and hash', {
+  skip,
+}, async (t) => {
+  const { h, key, audio, releaseId, upc, isrcs, message } = await givenExportedSingle(t);
   const response = await call(h, 'GET', `/api/v1/releases/${releaseId}/ddex`, { key });
   assert.equal(response.headers['content-disposition'], `inline; filename="${upc}.xml"`);
-  const message = await exported(h, key, releaseId);
   assert.deepEqual(
     {
       avs: message['@AvsVersionId'],
@@ -146,6 +152,12 @@ test('a single: header from the operator to the default recipient, the recording
     IsInstrumental: 'false',
     LanguageOfPerformance: 'en',
   });
+});
+
+test('a single: the cover, the release with its disc and track releases, streaming and download deals', {
+  skip,
+}, async (t) => {
+  const { upc, trackIds, message } = await givenExportedSingle(t);
   const image = child(child(message, 'ResourceList'), 'Image');
   assert.equal(image.Type, 'FrontCoverImage');
   const imageDetails = child(image, 'TechnicalDetails');
