@@ -22,6 +22,7 @@ import { analyticsRoutes } from './modules/analytics/index.ts';
 import { artistsRoutes } from './modules/artists/index.ts';
 import { consoleRoutes } from './modules/console/index.ts';
 import { coverFilesRoutes, coversRoutes } from './modules/covers/index.ts';
+import { ddexRoutes } from './modules/ddex/index.ts';
 import { distributorRoutes } from './modules/distributor/index.ts';
 import { eventsRoutes } from './modules/events/index.ts';
 import { financeRoutes } from './modules/finance/index.ts';
@@ -123,6 +124,7 @@ export async function buildApp(ctx: AppContext, deps: AppDeps): Promise<FastifyI
       await api.register(releasesRoutes(ctx));
       await api.register(validationRoutes(ctx));
       await api.register(submissionRoutes(ctx));
+      await api.register(ddexRoutes(ctx));
       await api.register(coversRoutes(ctx));
       await api.register(tracksRoutes(ctx));
       await api.register(searchRoutes(ctx));

@@ -2,6 +2,8 @@ import type { AppContext } from './context.ts';
 import { deleteIdempotencyRowsBefore } from './http/idempotency.store.ts';
 import { createWorker, type Job, type JobWorker, type KindLimits } from './jobs/worker.ts';
 import {
+  DDEX_BATCH_JOB,
+  ddexBatchHandler,
   pruneReportSignatures,
   SANDBOX_LIVE_JOB,
   SIMULATED_STEP_JOB,
@@ -28,13 +30,15 @@ const LABEL_SHARE = 1 / 4;
 const HOST_SHARE = 1 / 2;
 /**
  * The other kinds' own slots, so that none waits behind another: the moderation review (its analysis
- * runs in the audio pool), the simulated distributor's stages and the sandbox's go-live timer.
+ * runs in the audio pool), the simulated distributor's stages, the sandbox's go-live timer and the
+ * DDEX distributor's batches (two at a time: they copy audio files).
  */
 const KIND_CONCURRENCY = {
   [MODERATION_JOB]: 4,
   [SIMULATED_STEP_JOB]: 8,
   [SIMULATED_TAKEDOWN_JOB]: 8,
   [SANDBOX_LIVE_JOB]: 8,
+  [DDEX_BATCH_JOB]: 2,
   [MEDIA_COLLECT_JOB]: 1,
 };
 
@@ -88,6 +92,7 @@ export function createBackground(ctx: AppContext, options: BackgroundOptions = {
       [SIMULATED_STEP_JOB]: simulatedStepHandler(ctx),
       [SIMULATED_TAKEDOWN_JOB]: simulatedTakedownHandler(ctx),
       [SANDBOX_LIVE_JOB]: sandboxLiveHandler(ctx),
+      [DDEX_BATCH_JOB]: ddexBatchHandler(ctx),
       [MEDIA_COLLECT_JOB]: mediaCollectionHandler(ctx),
     },
     recurring: [

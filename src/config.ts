@@ -4,9 +4,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseAllowEntry } from './lib/ip-allow-list.ts';
 import { parseDecimal } from './lib/money.ts';
 import { redactPasswords } from './lib/redact.ts';
+import { isPlatformKey, type PlatformKey } from './modules/platforms/index.ts';
 
 export type ModerationMode = 'auto' | 'manual';
-export type DistributorKind = 'simulated';
+export type DistributorKind = 'simulated' | 'ddex';
+export const DISTRIBUTOR_KINDS: readonly DistributorKind[] = ['simulated', 'ddex'];
 /** What a `serve` process does: `api` answers HTTP and runs no jobs, `worker` runs jobs and answers only `/status`. */
 export type ProcessRole = 'all' | 'api' | 'worker';
 export const PROCESS_ROLES: readonly ProcessRole[] = ['all', 'api', 'worker'];
@@ -50,6 +52,30 @@ export interface Config {
   readonly minWithdrawalCents: number;
   readonly media: MediaLocation;
   readonly s3: S3Settings;
+  readonly ddex: DdexSettings;
+}
+
+/** A party of a DDEX message header: a DPID and, for people reading the message, a name. */
+export interface DdexParty {
+  readonly id: string;
+  readonly name: string | null;
+}
+
+/** Who DDEX messages come from and go to, and where the `ddex` distributor writes its batches. */
+export interface DdexSettings {
+  /** The operator as sender (DDEX_PARTY_ID, DDEX_PARTY_NAME); null leaves DDEX export off. */
+  readonly sender: { readonly id: string; readonly name: string } | null;
+  /** The recipient of `GET /releases/{id}/ddex` when the request names none. */
+  readonly recipient: DdexParty | null;
+  /** Where batches go (DDEX_OUTBOX_URL): a folder or a bucket, as MEDIA_URL names one. */
+  readonly outbox: MediaLocation | null;
+  /** The platforms a batch is written for, each with its DPID (DDEX_PLATFORMS), in the order given. */
+  readonly platforms: readonly DdexPlatform[];
+}
+
+export interface DdexPlatform {
+  readonly key: PlatformKey;
+  readonly partyId: string;
 }
 
 /** Where stored media (covers, audio) live: a local folder, or a bucket and key prefix. */
@@ -269,6 +295,74 @@ function parseS3Settings(read: (name: string) => string | undefined): S3Settings
   };
 }
 
+/**
+ * A DDEX Party ID: `PADPIDA`, the date of allocation and a serial (10 digits) and a check character,
+ * as DDEX allocates them (PADPIDA2011072101T).
+ */
+const DPID = /^PADPIDA[A-Z0-9]{11}$/;
+const DPID_EXPECTED =
+  'expected a DDEX Party ID: PADPIDA and 11 letters or digits, such as PADPIDA2011072101T';
+
+function parseDpid(name: string, value: string): string {
+  return parsePattern(name, value, DPID, DPID_EXPECTED);
+}
+
+/** `spotify=PADPIDA…,deezer=PADPIDA…`: the platforms the ddex distributor writes batches for. */
+function parseDdexPlatforms(name: string, value: string): DdexPlatform[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const platforms = entries.map((entry) => {
+    const [key = '', partyId = '', ...rest] = entry.split('=').map((part) => part.trim());
+    if (rest.length > 0 || !isPlatformKey(key)) {
+      fail(name, `"${entry}" is not KEY=DPID with a platform key of GET /api/v1/platforms`, value);
+    }
+    if (!DPID.test(partyId.toUpperCase())) fail(name, `"${entry}": ${DPID_EXPECTED}`, value);
+    return { key, partyId: partyId.toUpperCase() };
+  });
+  if (new Set(platforms.map((platform) => platform.key)).size !== platforms.length) {
+    fail(name, 'a platform is listed twice', value);
+  }
+  return platforms;
+}
+
+function parseDdexSettings(
+  read: (name: string) => string | undefined,
+  distributor: DistributorKind,
+): DdexSettings {
+  const partyId = read('DDEX_PARTY_ID');
+  const partyName = read('DDEX_PARTY_NAME')?.trim();
+  if (Boolean(partyId) !== Boolean(partyName)) {
+    throw new ConfigError('DDEX_PARTY_ID and DDEX_PARTY_NAME: set both or neither');
+  }
+  const recipientId = read('DDEX_RECIPIENT_ID');
+  const recipientName = read('DDEX_RECIPIENT_NAME')?.trim();
+  if (recipientName && !recipientId) {
+    throw new ConfigError('DDEX_RECIPIENT_NAME: set DDEX_RECIPIENT_ID too (the name goes with the Party ID)');
+  }
+  const outbox = read('DDEX_OUTBOX_URL');
+  const platforms = parseDdexPlatforms('DDEX_PLATFORMS', read('DDEX_PLATFORMS') ?? '');
+  if (distributor === 'ddex') {
+    const missing = [
+      ['DDEX_PARTY_ID', partyId],
+      ['DDEX_OUTBOX_URL', outbox],
+      ['DDEX_PLATFORMS', platforms.length > 0 ? 'listed' : undefined],
+    ].flatMap(([variable, value]) => (value ? [] : [variable]));
+    if (missing.length > 0) {
+      throw new ConfigError(`DISTRIBUTOR: ddex needs ${missing.join(', ')} set`);
+    }
+  }
+  return {
+    sender: partyId && partyName ? { id: parseDpid('DDEX_PARTY_ID', partyId), name: partyName } : null,
+    recipient: recipientId
+      ? { id: parseDpid('DDEX_RECIPIENT_ID', recipientId), name: recipientName ?? null }
+      : null,
+    outbox: outbox ? parseMediaUrl('DDEX_OUTBOX_URL', outbox) : null,
+    platforms: Object.freeze(platforms),
+  };
+}
+
 /** Reads and validates the environment once; everything else takes the returned, frozen Config. */
 export function loadConfig(env: Env): Config {
   const read = (name: string): string | undefined => {
@@ -305,6 +399,8 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('DISTRIBUTOR_SECRET: expected at least 32 characters');
   }
 
+  const distributor = parseOneOf('DISTRIBUTOR', read('DISTRIBUTOR') ?? 'simulated', DISTRIBUTOR_KINDS);
+
   const retryDelaysRaw = read('WEBHOOK_RETRY_DELAYS') ?? '30s,5m';
   const webhookRetryDelaysMs = retryDelaysRaw
     .split(',')
@@ -333,7 +429,7 @@ export function loadConfig(env: Env): Config {
     webhookTimeoutMs: parseDuration('WEBHOOK_TIMEOUT', read('WEBHOOK_TIMEOUT') ?? '10s'),
     webhookAllowCidrs: Object.freeze(parseCidrList('WEBHOOK_ALLOW_CIDRS', read('WEBHOOK_ALLOW_CIDRS') ?? '')),
     sandboxLiveAfterMs: parseDuration('SANDBOX_LIVE_AFTER', read('SANDBOX_LIVE_AFTER') ?? '45s'),
-    distributor: parseOneOf('DISTRIBUTOR', read('DISTRIBUTOR') ?? 'simulated', ['simulated'] as const),
+    distributor,
     distributorStepMs: parseDuration('DISTRIBUTOR_STEP', read('DISTRIBUTOR_STEP') ?? '1m'),
     distributorRejectRate: parseRate('DISTRIBUTOR_REJECT_RATE', read('DISTRIBUTOR_REJECT_RATE') ?? '0.05'),
     distributorSecret,
@@ -360,5 +456,6 @@ export function loadConfig(env: Env): Config {
       parseMediaUrl('MEDIA_URL', read('MEDIA_URL') ?? pathToFileURL(join(dataDir, 'media')).href),
     ),
     s3: Object.freeze(parseS3Settings(read)),
+    ddex: Object.freeze(parseDdexSettings(read, distributor)),
   });
 }

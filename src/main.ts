@@ -111,6 +111,7 @@ const OPERATOR_COMMANDS: ReadonlyArray<readonly [string, () => Promise<Command>]
   ['moderation', async () => (await import('./commands/moderation.command.ts')).moderationCommand(run)],
   ['sandbox', async () => (await import('./commands/sandbox.command.ts')).sandboxCommand(run)],
   ['distributor', async () => (await import('./commands/distributor.command.ts')).distributorCommand(run)],
+  ['ddex', async () => (await import('./commands/ddex.command.ts')).ddexCommand(run)],
   ['support', async () => (await import('./commands/support.command.ts')).supportCommand(run)],
   ['finance', async () => (await import('./commands/finance.command.ts')).financeCommand(run)],
   ['media', async () => (await import('./commands/media.command.ts')).mediaCommand(run)],

@@ -54,6 +54,7 @@ describe('loadConfig', () => {
       minWithdrawalCents: 5000,
       media: { kind: 'file', root: join(DATA_DIR, 'media') },
       s3: { endpoint: null, forcePathStyle: false, region: 'us-east-1', credentials: null },
+      ddex: { sender: null, recipient: null, outbox: null, platforms: [] },
     };
     assert.deepEqual(config, expected);
     assert.ok(Object.isFrozen(config));
@@ -100,7 +101,7 @@ describe('loadConfig', () => {
       WEBHOOK_TIMEOUT: '1.5s',
       WEBHOOK_ALLOW_CIDRS: '10.0.0.0/8, 192.168.1.0/24,fd00::/8',
       SANDBOX_LIVE_AFTER: '2s',
-      DISTRIBUTOR: 'simulated',
+      DISTRIBUTOR: 'ddex',
       DISTRIBUTOR_STEP: '500ms',
       DISTRIBUTOR_REJECT_RATE: '0',
       DISTRIBUTOR_SECRET: SECRET,
@@ -114,6 +115,12 @@ describe('loadConfig', () => {
       AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
       AWS_SECRET_ACCESS_KEY: 'secret-example',
       AWS_REGION: 'eu-central-1',
+      DDEX_PARTY_ID: 'padpida2026112701l',
+      DDEX_PARTY_NAME: ' Labeldesk Distribution ',
+      DDEX_RECIPIENT_ID: 'PADPIDA2011072101T',
+      DDEX_RECIPIENT_NAME: 'Example Music Service',
+      DDEX_OUTBOX_URL: 's3://labeldesk-outbox/ddex/',
+      DDEX_PLATFORMS: 'spotify=PADPIDA2011072101T, deezer = padpida2099010101x',
     });
     const expected: Config = {
       dataDir: DATA_DIR,
@@ -134,7 +141,7 @@ describe('loadConfig', () => {
       webhookTimeoutMs: 1_500,
       webhookAllowCidrs: ['10.0.0.0/8', '192.168.1.0/24', 'fd00::/8'],
       sandboxLiveAfterMs: 2_000,
-      distributor: 'simulated',
+      distributor: 'ddex',
       distributorStepMs: 500,
       distributorRejectRate: 0,
       distributorSecret: SECRET,
@@ -148,6 +155,15 @@ describe('loadConfig', () => {
         forcePathStyle: true,
         region: 'eu-central-1',
         credentials: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret-example' },
+      },
+      ddex: {
+        sender: { id: 'PADPIDA2026112701L', name: 'Labeldesk Distribution' },
+        recipient: { id: 'PADPIDA2011072101T', name: 'Example Music Service' },
+        outbox: { kind: 's3', bucket: 'labeldesk-outbox', prefix: 'ddex' },
+        platforms: [
+          { key: 'spotify', partyId: 'PADPIDA2011072101T' },
+          { key: 'deezer', partyId: 'PADPIDA2099010101X' },
+        ],
       },
     };
     assert.deepEqual(config, expected);
@@ -356,7 +372,33 @@ describe('bad values stop loadConfig with one line naming the variable', () => {
       'WEBHOOK_ALLOW_CIDRS: "010.0.0.0/8" is not a CIDR range such as 10.0.0.0/8 or fd00::/8 (got "010.0.0.0/8")',
     ],
     [{ SANDBOX_LIVE_AFTER: '45' }, `SANDBOX_LIVE_AFTER: ${DURATION} (got "45")`],
-    [{ DISTRIBUTOR: 'spotify' }, 'DISTRIBUTOR: expected one of simulated (got "spotify")'],
+    [{ DISTRIBUTOR: 'spotify' }, 'DISTRIBUTOR: expected one of simulated, ddex (got "spotify")'],
+    [{ DISTRIBUTOR: 'ddex' }, 'DISTRIBUTOR: ddex needs DDEX_PARTY_ID, DDEX_OUTBOX_URL, DDEX_PLATFORMS set'],
+    [
+      {
+        DISTRIBUTOR: 'ddex',
+        DDEX_PARTY_ID: 'PADPIDA2026112701L',
+        DDEX_PARTY_NAME: 'Labeldesk',
+        DDEX_PLATFORMS: 'spotify=PADPIDA2011072101T',
+      },
+      'DISTRIBUTOR: ddex needs DDEX_OUTBOX_URL set',
+    ],
+    [
+      { DDEX_PLATFORMS: 'spotify=PADPIDA2011072101T,myspace=PADPIDA2099010101X' },
+      'DDEX_PLATFORMS: "myspace=PADPIDA2099010101X" is not KEY=DPID with a platform key of GET /api/v1/platforms (got "spotify=PADPIDA2011072101T,myspace=PADPIDA2099010101X")',
+    ],
+    [
+      { DDEX_PLATFORMS: 'spotify' },
+      'DDEX_PLATFORMS: "spotify": expected a DDEX Party ID: PADPIDA and 11 letters or digits, such as PADPIDA2011072101T (got "spotify")',
+    ],
+    [
+      { DDEX_PLATFORMS: 'spotify=PADPIDA2011072101T,spotify=PADPIDA2099010101X' },
+      'DDEX_PLATFORMS: a platform is listed twice (got "spotify=PADPIDA2011072101T,spotify=PADPIDA2099010101X")',
+    ],
+    [
+      { DDEX_OUTBOX_URL: 'sftp://dsp.example.com/inbox' },
+      'DDEX_OUTBOX_URL: expected file:///absolute/path or s3://bucket/optional/prefix (got "sftp://dsp.example.com/inbox")',
+    ],
     [{ DISTRIBUTOR_STEP: '1d' }, `DISTRIBUTOR_STEP: ${DURATION} (got "1d")`],
     [
       { DISTRIBUTOR_REJECT_RATE: '1.5' },
@@ -385,6 +427,22 @@ describe('bad values stop loadConfig with one line naming the variable', () => {
     [
       { MIN_WITHDRAWAL: '-5' },
       'MIN_WITHDRAWAL: expected an amount in dollars such as 50 or 25.50 (got "-5")',
+    ],
+    [{ DDEX_PARTY_ID: 'PADPIDA2026112701L' }, 'DDEX_PARTY_ID and DDEX_PARTY_NAME: set both or neither'],
+    [{ DDEX_PARTY_NAME: 'Labeldesk' }, 'DDEX_PARTY_ID and DDEX_PARTY_NAME: set both or neither'],
+    ...['PADPIDA20261127', 'PADPIDA2026112701LX', 'PADPIDB2026112701L', 'PADPIDA2026-12701L'].map(
+      (id): [Env, string] => [
+        { DDEX_PARTY_ID: id, DDEX_PARTY_NAME: 'Labeldesk' },
+        `DDEX_PARTY_ID: expected a DDEX Party ID: PADPIDA and 11 letters or digits, such as PADPIDA2011072101T (got "${id}")`,
+      ],
+    ),
+    [
+      { DDEX_RECIPIENT_ID: 'spotify' },
+      'DDEX_RECIPIENT_ID: expected a DDEX Party ID: PADPIDA and 11 letters or digits, such as PADPIDA2011072101T (got "spotify")',
+    ],
+    [
+      { DDEX_RECIPIENT_NAME: 'Example Music Service' },
+      'DDEX_RECIPIENT_NAME: set DDEX_RECIPIENT_ID too (the name goes with the Party ID)',
     ],
   ];
 

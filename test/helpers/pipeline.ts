@@ -56,6 +56,7 @@ async function expectStatus(response: ApiAnswer, status: number, what: string): 
 export interface DraftInput {
   title?: string;
   type?: 'single' | 'ep' | 'album';
+  featuredArtists?: string[];
   tracks?: Array<{ title: string; audio?: Buffer; contributors?: Array<{ name: string; role: string }> }>;
   cover?: boolean;
 }
@@ -84,6 +85,7 @@ export async function givenDraft(
         title: input.title ?? 'Night Drive',
         genre: 'Pop',
         release_date: '2027-03-01',
+        ...(input.featuredArtists && { featured_artists: input.featuredArtists.map((name) => ({ name })) }),
       },
     }),
     201,

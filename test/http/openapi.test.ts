@@ -142,6 +142,10 @@ test('every operation has an id, a summary, its security and scope, and its erro
       scope: 'catalog:read',
       errors: ['400', '401', '403', '404', '429'],
     },
+    'GET /api/v1/releases/{id}/ddex': {
+      scope: 'catalog:read',
+      errors: ['400', '401', '403', '404', '409', '429', '503'],
+    },
     'POST /api/v1/releases/{id}/submit': {
       scope: 'releases:submit',
       errors: ['400', '401', '403', '404', '409', '428', '429'],

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { Workspace } from '../../db/scope.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import type { PlatformKey } from '../platforms/index.ts';
+import { ddexDistributor } from './distributor.ddex.ts';
 import {
   SANDBOX_LIVE_JOB,
   SIMULATED_STEP_JOB,
@@ -65,5 +66,7 @@ export function distributorFor(config: Config, workspace: Workspace): Distributo
   switch (config.distributor) {
     case 'simulated':
       return simulatedDistributor(config);
+    case 'ddex':
+      return ddexDistributor(config);
   }
 }

@@ -1,4 +1,5 @@
 export { distributorFor, type OutgoingRelease } from './distributor.adapter.ts';
+export { DDEX_BATCH_JOB, ddexBatchHandler } from './distributor.ddex.ts';
 export {
   SANDBOX_LIVE_JOB,
   SIMULATED_STEP_JOB,

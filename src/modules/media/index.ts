@@ -11,6 +11,7 @@ export {
   type MediaObjects,
   mediaObjects,
   objectKey,
+  objectsAt,
   variantKey,
 } from './media.objects.ts';
 export {

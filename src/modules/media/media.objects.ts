@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Config } from '../../config.ts';
+import type { Config, MediaLocation } from '../../config.ts';
 import { localMediaObjects } from './media.local.ts';
 import { s3MediaObjects } from './media.s3.ts';
 
@@ -51,16 +51,23 @@ export interface MediaObjects {
 const opened = new WeakMap<Config, MediaObjects>();
 
 /**
+ * Objects in a folder or bucket other than the media's own (the DDEX outbox), through the same two
+ * stores; buckets are reached with the configuration's S3 settings.
+ */
+export function objectsAt(location: MediaLocation, config: Config): MediaObjects {
+  return location.kind === 'file'
+    ? localMediaObjects(location.root)
+    : s3MediaObjects(location, config.s3, config.dataDir);
+}
+
+/**
  * The media store of a configuration: one per process (the S3 client keeps its connections), made
  * at first use, so a command that touches no media never loads the SDK.
  */
 export function mediaObjects(config: Config): MediaObjects {
   let objects = opened.get(config);
   if (!objects) {
-    objects =
-      config.media.kind === 'file'
-        ? localMediaObjects(config.media.root)
-        : s3MediaObjects(config.media, config.s3, config.dataDir);
+    objects = objectsAt(config.media, config);
     opened.set(config, objects);
   }
   return objects;
