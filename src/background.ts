@@ -14,7 +14,13 @@ import {
 } from './modules/distributor/index.ts';
 import { DELIVERY_JOB, EVENT_RETENTION_MS, pruneExpiredEvents } from './modules/events/index.ts';
 import { MEDIA_COLLECT_JOB, mediaCollectionHandler } from './modules/media/index.ts';
-import { closeAudioAnalysis, MODERATION_JOB, reviewHandler } from './modules/moderation/index.ts';
+import {
+  audioAnalysisHandler,
+  closeAudioAnalysis,
+  MODERATION_JOB,
+  reviewHandler,
+} from './modules/moderation/index.ts';
+import { AUDIO_ANALYSIS_JOB } from './modules/tracks/index.ts';
 import { createWebhookSender, deleteAttemptsBefore, deliveryHandler } from './modules/webhooks/index.ts';
 
 const HOUR_MS = 3_600_000;
@@ -29,12 +35,13 @@ const LABEL_SHARE = 1 / 4;
 /** Sockets to one receiver host at most, across labels, as a part of the delivery slots. */
 const HOST_SHARE = 1 / 2;
 /**
- * The other kinds' own slots, so that none waits behind another: the moderation review (its analysis
- * runs in the audio pool), the simulated distributor's stages, the sandbox's go-live timer and the
+ * The other kinds' own slots, so that none waits behind another: the moderation review and the
+ * analysis of each uploaded audio file (both analyse in the audio pool, whose threads bound them), the simulated distributor's stages, the sandbox's go-live timer and the
  * DDEX distributor's batches (two at a time: they copy audio files).
  */
 const KIND_CONCURRENCY = {
   [MODERATION_JOB]: 4,
+  [AUDIO_ANALYSIS_JOB]: 4,
   [SIMULATED_STEP_JOB]: 8,
   [SIMULATED_TAKEDOWN_JOB]: 8,
   [SANDBOX_LIVE_JOB]: 8,
@@ -66,7 +73,7 @@ function before(ctx: AppContext, ms: number): string {
 /**
  * Everything that runs off the request path, through the durable job queue, each kind in slots of
  * its own (a label's deliveries in a share of the delivery slots): webhook deliveries, the
- * automated moderation review, the simulated distributor's platform stages, the sandbox's go-live
+ * automated moderation review, the analysis of each uploaded audio file, the simulated distributor's platform stages, the sandbox's go-live
  * timer, the collection of stored files an operator's command let go, and the hourly pruning of
  * idempotency records (24 hours), inbound report signatures (once they are too old to verify),
  * events and delivery logs (90 days).
@@ -89,6 +96,7 @@ export function createBackground(ctx: AppContext, options: BackgroundOptions = {
     handlers: {
       [DELIVERY_JOB]: deliveryHandler(ctx, sender),
       [MODERATION_JOB]: reviewHandler(ctx),
+      [AUDIO_ANALYSIS_JOB]: audioAnalysisHandler(ctx),
       [SIMULATED_STEP_JOB]: simulatedStepHandler(ctx),
       [SIMULATED_TAKEDOWN_JOB]: simulatedTakedownHandler(ctx),
       [SANDBOX_LIVE_JOB]: sandboxLiveHandler(ctx),

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { TracksTable } from '../db/schema.ts';
+import { readJson } from '../db/json-column.ts';
+import type { AudioAnalysis, TracksTable } from '../db/schema.ts';
 import { ownedBy } from '../db/scope.ts';
 
 /* The track row, and a release's tracks as submission, moderation and takedowns read them. */
@@ -40,6 +41,7 @@ export const TRACK_COLUMNS = [
   'tracks.copied_from',
   'tracks.created_at',
   'tracks.updated_at',
+  'tracks.audio_analysis',
 ] as const satisfies readonly `tracks.${keyof TracksTable}`[];
 
 export async function listReleaseTracks(db: Db, workspaceId: number, releaseId: number) {
@@ -51,4 +53,16 @@ export async function listReleaseTracks(db: Db, workspaceId: number, releaseId: 
     .orderBy('number')
     .orderBy('id')
     .execute();
+}
+
+/**
+ * The lossy-source analysis of the track's audio as it is now; null when none has run on it yet
+ * (its job is waiting, or the finding stored is of a file the track no longer has).
+ */
+export function analysisOfCurrentAudio(
+  track: Pick<TrackRow, 'audio_hash' | 'audio_analysis'>,
+): AudioAnalysis | null {
+  if (track.audio_hash === null || track.audio_analysis === null) return null;
+  const analysis = readJson(track.audio_analysis);
+  return analysis.audio_hash === track.audio_hash ? analysis : null;
 }

@@ -25,6 +25,7 @@ import * as linkCountBatches from './migrations/0017_link_count_batches.ts';
 import * as consoleSignIn from './migrations/0018_console_sign_in.ts';
 import * as keyUseAndAttemptEvent from './migrations/0019_key_use_and_attempt_event.ts';
 import * as takedownPlatforms from './migrations/0020_takedown_platforms.ts';
+import * as trackAudioAnalysis from './migrations/0021_track_audio_analysis.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -53,6 +54,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0018_console_sign_in', consoleSignIn],
   ['0019_key_use_and_attempt_event', keyUseAndAttemptEvent],
   ['0020_takedown_platforms', takedownPlatforms],
+  ['0021_track_audio_analysis', trackAudioAnalysis],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -176,6 +176,19 @@ export interface TracksTable {
   copied_from: number | null;
   created_at: string;
   updated_at: string;
+  /** The lossy-source analysis of the audio with `audio_hash`; null until its job has run. */
+  audio_analysis: Json<AudioAnalysis> | null;
+}
+
+/** Evidence that a WAV or FLAC was converted from a lossy file (modules/moderation, moderation.lossy.ts). */
+export type LossyEvidence =
+  | { readonly kind: 'encoder_tag'; readonly tag: string }
+  | { readonly kind: 'lowpass'; readonly cutoffHz: number };
+
+/** What the analysis of one audio file found: none of it holds for a track whose audio has another hash. */
+export interface AudioAnalysis {
+  readonly audio_hash: string;
+  readonly lossy: LossyEvidence | null;
 }
 
 export interface ReleaseDspStatusesTable {

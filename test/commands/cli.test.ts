@@ -31,6 +31,7 @@ const MIGRATIONS = [
   '0018_console_sign_in',
   '0019_key_use_and_attempt_event',
   '0020_takedown_platforms',
+  '0021_track_audio_analysis',
 ];
 
 /** Commands that must fail, run side by side: each exits 1 with nothing on stdout and its one line on stderr. */

@@ -55,8 +55,10 @@ async function putCover(h: Harness, key: string, releaseId: number, side: number
 test('a release with a 3000 px cover, credits, stereo audio and a date months ahead is ready with no problems', async (t) => {
   const h = await buildHarness(t);
   const { key } = await givenCaller(h);
+  const { worker } = givenWorker(t, h, {});
   const { releaseId } = await givenDraft(h, key);
   await putCover(h, key, releaseId, 3000);
+  await worker.drain();
   const response = await validate(h, key, releaseId);
   assert.equal(response.statusCode, 200);
   assert.match(String(response.headers['content-type']), /^application\/json/);
@@ -67,6 +69,7 @@ test('every error the stored release shows is listed; submit refuses with exactl
   const h = await buildHarness(t);
   const { key, label } = await givenCaller(h);
   const other = await givenCaller(h);
+  const { worker } = givenWorker(t, h, {});
   // The same recording, sent to the distributor by another label.
   const { releaseId: theirs } = await givenDraft(h, other.key, {
     tracks: [{ title: 'Coastline', audio: noiseWav(STEREO_CD, 2) }],
@@ -92,6 +95,7 @@ test('every error the stored release shows is listed; submit refuses with exactl
     title: 'Harbour Lights',
     contributors: '[{"name":"Ari Lund","role":"Producer"}]',
   });
+  await worker.drain();
 
   const found = await validation(h, key, releaseId);
   assert.equal(found.release_id, releaseId);
@@ -203,6 +207,7 @@ test('an error moderation decides is not ready: submit answers 202, and moderati
   const { releaseId } = await givenDraft(h, key);
   await putCover(h, key, releaseId, 3000);
   await patch(h, key, `/releases/${releaseId}`, { title: 'NIGHT DRIVE' });
+  await worker.drain();
 
   const found = await validation(h, key, releaseId);
   assert.deepEqual(outline(found.problems), [['title_all_caps', 'error', 'title', null]]);
@@ -236,6 +241,7 @@ test('warnings leave a release ready: submit accepts it and moderation approves 
     lyrics: 'Headlights on the water\nWhat the fuck is a harbour for',
   });
   await patch(h, key, `/releases/${releaseId}/tracks/${coastline}`, { isrc: 'USRC17607839' });
+  await worker.drain();
 
   const found = await validation(h, key, releaseId);
   assert.deepEqual(found, {
@@ -297,6 +303,7 @@ test('validate needs catalog:read, answers 404 for another label and keeps live 
   const h = await buildHarness(t);
   const { key, label } = await givenCaller(h);
   const other = await givenCaller(h);
+  const { worker } = givenWorker(t, h, {});
   const { releaseId } = await givenDraft(h, key);
 
   const readOnly = await givenKey(h, label.id, { scopes: ['catalog:read'] });
@@ -321,6 +328,7 @@ test('validate needs catalog:read, answers 404 for another label and keeps live 
 
   const sandboxKey = await givenKey(h, label.id, { sandbox: true });
   const sandboxDraft = await givenDraft(h, sandboxKey, { cover: false });
+  await worker.drain();
   const inSandbox = await validation(h, sandboxKey, sandboxDraft.releaseId);
   assert.deepEqual(outline(inSandbox.problems), [['cover_missing', 'error', 'cover', null]]);
   assert.equal((await validate(h, key, sandboxDraft.releaseId)).statusCode, 404);
@@ -330,7 +338,9 @@ test('validate needs catalog:read, answers 404 for another label and keeps live 
 test('validate changes nothing: repeated with an Idempotency-Key, it answers for the release as it is now', async (t) => {
   const h = await buildHarness(t);
   const { key } = await givenCaller(h);
+  const { worker } = givenWorker(t, h, {});
   const { releaseId } = await givenDraft(h, key);
+  await worker.drain();
   const before = await card(h, key, releaseId);
   const first = await validate(h, key, releaseId, { 'idempotency-key': 'check-1' });
   assert.deepEqual(outline((json(first) as Validation).problems), [

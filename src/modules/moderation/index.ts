@@ -1,3 +1,4 @@
+export { audioAnalysisHandler } from './moderation.analysis.ts';
 export { closeAudioAnalysis } from './moderation.pool.ts';
 export {
   approve,

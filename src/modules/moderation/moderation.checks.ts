@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.ts';
 import { coverExtension } from '../../core/covers.ts';
 import type { ReleaseRow } from '../../core/releases.ts';
-import type { TrackRow } from '../../core/tracks.ts';
+import { analysisOfCurrentAudio, type TrackRow } from '../../core/tracks.ts';
+import type { LossyEvidence } from '../../db/schema.ts';
 import { mediaObjects, objectKey } from '../media/index.ts';
-import { errorsOf, type FileInspector, type Issue, releaseProblems } from '../validation/index.ts';
-import type { LossyEvidence } from './moderation.lossy.ts';
+import { errorsOf, type FileInspector, lossySourceIssue, releaseProblems } from '../validation/index.ts';
 import { lossySourceEvidenceOffThread } from './moderation.pool.ts';
 
 /** One automated finding: a stable snake_case code, the release card's field path, one sentence. */
@@ -38,10 +38,10 @@ function storedFiles(ctx: AppContext): FileInspector {
   return {
     coverStored: (release) => coverStored(ctx, release),
     audio: async (track) => {
-      const analysed = await analyseStoredAudio(ctx, track);
+      const analysed = await lossyEvidenceOf(ctx, track);
       if (analysed === null) return { stored: false };
       const { evidence } = analysed;
-      return { stored: true, issues: evidence === null ? [] : [lossySource(evidence, track.number)] };
+      return { stored: true, issues: evidence === null ? [] : [lossySourceIssue(evidence, track.number)] };
     },
   };
 }
@@ -53,33 +53,33 @@ async function coverStored(ctx: AppContext, release: ReleaseRow): Promise<boolea
 }
 
 /**
+ * The lossy-source finding on the track's audio: the one its job stored when there is one for this
+ * file (the file must still be in storage), else a fresh analysis (audio stored before the
+ * analyses were kept, or its job has not run yet). Null when the file is not there.
+ */
+async function lossyEvidenceOf(
+  ctx: AppContext,
+  track: TrackRow,
+): Promise<{ evidence: LossyEvidence | null } | null> {
+  const stored = analysisOfCurrentAudio(track);
+  const { audio_hash: hash, audio_format: format } = track;
+  if (stored === null || hash === null || format === null) return analyseStoredAudio(ctx, track);
+  const present = await mediaObjects(ctx.config).has(objectKey('audio', hash, format));
+  return present ? { evidence: stored.lossy } : null;
+}
+
+/**
  * The lossy-source analysis of the track's stored audio (read into a local file first when the
  * store is a bucket: the decoders need random access); null when the row says too little to find
  * it or the object is not there.
  */
-async function analyseStoredAudio(
+export async function analyseStoredAudio(
   ctx: AppContext,
-  track: TrackRow,
+  track: Pick<TrackRow, 'audio_hash' | 'audio_format'>,
 ): Promise<{ evidence: LossyEvidence | null } | null> {
   const { audio_hash: hash, audio_format: format } = track;
   if (hash === null || format === null) return null;
   return mediaObjects(ctx.config).withLocalFile(objectKey('audio', hash, format), async (path) => ({
     evidence: await lossySourceEvidenceOffThread(path, format),
   }));
-}
-
-const LOSSLESS_ADVICE = 'upload a WAV or FLAC exported from the lossless master';
-
-function lossySource(evidence: LossyEvidence, trackNumber: number): Issue {
-  if (evidence.kind === 'encoder_tag') {
-    return {
-      code: 'lossy_source',
-      message: `The tags of the audio of track ${trackNumber} name a lossy encoder ("${evidence.tag}"), so it was converted from an MP3 or similar; ${LOSSLESS_ADVICE}.`,
-    };
-  }
-  const kilohertz = (evidence.cutoffHz / 1000).toFixed(1);
-  return {
-    code: 'lossy_source',
-    message: `The audio of track ${trackNumber} has almost no sound above ${kilohertz} kHz, the mark of a file converted from an MP3 or similar; ${LOSSLESS_ADVICE}.`,
-  };
 }

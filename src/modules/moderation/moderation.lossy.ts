@@ -1,4 +1,5 @@
 import { type FileHandle, open } from 'node:fs/promises';
+import type { LossyEvidence } from '../../db/schema.ts';
 import { readAt, Undecodable } from './moderation.audio-file.ts';
 import { decodeFlacWindow, readFlacStream } from './moderation.flac.ts';
 import { FFT_SIZE, Spectrum } from './moderation.spectrum.ts';
@@ -26,10 +27,6 @@ import { readWavExcerpt, type WavLayout, wavLayout } from './moderation.wav.ts';
  * track with little treble (a solo bass, a dark lo-fi mix) shows no cliff and passes; a master
  * deliberately low-passed at 11-19 kHz, or upsampled from 32 kHz, is reported (operators judge).
  */
-export type LossyEvidence =
-  | { readonly kind: 'encoder_tag'; readonly tag: string }
-  | { readonly kind: 'lowpass'; readonly cutoffHz: number };
-
 export async function lossySourceEvidence(path: string, format: string): Promise<LossyEvidence | null> {
   const file = await open(path, 'r');
   try {

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { LossyEvidence } from './moderation.lossy.ts';
+import type { LossyEvidence } from '../../db/schema.ts';
 import type { AnalysisTask } from './moderation.worker.ts';
 
 /**

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.ts';
+import type { AudioAnalysis } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 
 /** Whether any release of any label carries this UPC. */
@@ -24,5 +25,24 @@ export async function setTrackIsrc(
     .set({ isrc })
     .where(ownedBy('tracks', workspaceId))
     .where('id', '=', trackId)
+    .execute();
+}
+
+/** What the audio analysis job reads of a track, whatever its label. */
+export async function findTrackAudio(db: Db, trackId: number) {
+  return db
+    .selectFrom('tracks')
+    .select(['id', 'number', 'audio_hash', 'audio_format', 'audio_analysis'])
+    .where('id', '=', trackId)
+    .executeTakeFirst();
+}
+
+/** Keeps an analysis on the track, unless its audio was replaced meanwhile (the new file's job analyses that). */
+export async function storeAudioAnalysis(db: Db, trackId: number, analysis: AudioAnalysis): Promise<void> {
+  await db
+    .updateTable('tracks')
+    .set({ audio_analysis: JSON.stringify(analysis) })
+    .where('id', '=', trackId)
+    .where('audio_hash', '=', analysis.audio_hash)
     .execute();
 }

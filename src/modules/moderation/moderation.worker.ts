@@ -1,5 +1,6 @@
 import { constants, setPriority } from 'node:os';
-import { type LossyEvidence, lossySourceEvidence } from './moderation.lossy.ts';
+import type { LossyEvidence } from '../../db/schema.ts';
+import { lossySourceEvidence } from './moderation.lossy.ts';
 
 // Analysis is background work. On Linux a thread's nice value is its own (setpriority(2), BUGS),
 // so this thread gives way to the event loop's thread whenever both want a core.

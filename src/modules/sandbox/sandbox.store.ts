@@ -96,6 +96,7 @@ const TRACK_COLUMNS = [
   'sample_rate',
   'bit_depth',
   'channels',
+  'audio_analysis',
   'copied_from',
   'created_at',
   'updated_at',

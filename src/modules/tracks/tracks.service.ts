@@ -7,6 +7,7 @@ import { errors } from '../../errors.ts';
 import type { SchemaCheck } from '../../http/validation.ts';
 import { searchKey } from '../../lib/text.ts';
 import { discardFile, keepUpload, removeUnusedMedia } from '../media/index.ts';
+import { queueAudioAnalysis } from './tracks.analysis.ts';
 import { type AudioFacts, probeAudio } from './tracks.audio.ts';
 import { assertPreviewWithin, formInput, type TrackFieldsInput, trackChanges } from './tracks.fields.ts';
 import {
@@ -150,7 +151,7 @@ export async function createTrack(
   return keepUpload(ctx, 'audio', audio.file, facts.format, () =>
     changeRelease(ctx, workspace, releaseId, async (trx, release, at) => {
       const count = await assertRoomForTrack(trx, workspace, release);
-      return insertTrack(trx, {
+      const track = await insertTrack(trx, {
         label_id: workspace.id,
         release_id: release.id,
         number: count + 1,
@@ -164,6 +165,8 @@ export async function createTrack(
         created_at: at,
         updated_at: at,
       });
+      await queueAudioAnalysis(trx, track.id, at);
+      return track;
     }),
   );
 }
@@ -217,6 +220,7 @@ export async function replaceAudio(
         preview_start_sec: preview !== null && preview >= facts.durationSec ? null : preview,
         updated_at: at,
       });
+      await queueAudioAnalysis(trx, track.id, at);
       return { previous: track, row };
     }),
   );

@@ -5,5 +5,6 @@ export {
   refusedAtSubmit,
   releaseProblems,
 } from './validation.checks.ts';
+export { lossySourceIssue } from './validation.lossy.ts';
 export { validationRoutes } from './validation.routes.ts';
 export type { Issue } from './validation.rules.ts';

@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.ts';
 import { MIN_COVER_SIDE } from '../covers/index.ts';
 import { MAX_SINGLE_TRACKS } from '../tracks/index.ts';
 import { PROBLEM_CODES, type ProblemCode, type Severity, severityOf } from './validation.codes.ts';
+import { storedAnalysisIssues } from './validation.lossy.ts';
 import {
   audioFactIssues,
   contributorsMissing,
@@ -36,9 +37,10 @@ export interface Problem {
 export type AudioFileFinding = { stored: false } | { stored: true; issues: Issue[] };
 
 /**
- * Checks that open the stored files: moderation's (the lossy-source analysis decodes audio in the
- * worker threads). Validation and submission pass none and read only what the rows hold, so that no
- * request waits on a decoder or a bucket.
+ * Checks that open the stored files: moderation's (the cover and audio must still be in storage; the
+ * audio's lossy-source analysis is the stored one, or made then in the worker threads). Validation
+ * and submission pass none and read only what the rows hold, the stored analysis included, so that
+ * no request waits on a decoder or a bucket.
  */
 export interface FileInspector {
   coverStored(release: ReleaseRow): Promise<boolean>;
@@ -178,7 +180,9 @@ async function audioIssues(
   if (track.audio_hash === null) {
     return [{ code: 'audio_missing', message: `Track ${n} has no audio; upload a WAV or FLAC file.` }];
   }
-  const file = files ? await files.audio(track) : { stored: true as const, issues: [] };
+  const file = files
+    ? await files.audio(track)
+    : { stored: true as const, issues: storedAnalysisIssues(track) };
   const issues: Issue[] = [];
   if (!file.stored) {
     issues.push({

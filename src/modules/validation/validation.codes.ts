@@ -89,7 +89,7 @@ export const PROBLEM_CODES = {
     severity: 'error',
     stops: 'moderation',
     meaning:
-      "A track's audio was converted from a lossy file (an encoder tag, or no sound in the top band). Found by moderation only: it decodes the audio.",
+      "A track's audio was converted from a lossy file (an encoder tag, or no sound in the top band). Found by an analysis that runs after each upload; until it has run, `audio_analysis_pending` stands in its place.",
   },
   rights_not_confirmed: {
     severity: 'error',
@@ -111,6 +111,12 @@ export const PROBLEM_CODES = {
     severity: 'warning',
     stops: null,
     meaning: "A track's lyrics contain explicit words but the track is not marked explicit.",
+  },
+  audio_analysis_pending: {
+    severity: 'warning',
+    stops: null,
+    meaning:
+      "A track's audio is still being checked for a lossy source (`lossy_source`), which runs after each upload: ask again in a moment. Moderation checks it in any case.",
   },
   isrc_used_with_other_title: {
     severity: 'warning',
