@@ -36,8 +36,9 @@ const LABEL_SHARE = 1 / 4;
 const HOST_SHARE = 1 / 2;
 /**
  * The other kinds' own slots, so that none waits behind another: the moderation review and the
- * analysis of each uploaded audio file (both analyse in the audio pool, whose threads bound them), the simulated distributor's stages, the sandbox's go-live timer and the
- * DDEX distributor's batches (two at a time: they copy audio files).
+ * analysis of each uploaded audio file (both analyse in the audio pool, whose threads bound them),
+ * the simulated distributor's stages, the sandbox's go-live timer and the DDEX distributor's
+ * batches (two at a time: they copy audio files).
  */
 const KIND_CONCURRENCY = {
   [MODERATION_JOB]: 4,
@@ -73,10 +74,10 @@ function before(ctx: AppContext, ms: number): string {
 /**
  * Everything that runs off the request path, through the durable job queue, each kind in slots of
  * its own (a label's deliveries in a share of the delivery slots): webhook deliveries, the
- * automated moderation review, the analysis of each uploaded audio file, the simulated distributor's platform stages, the sandbox's go-live
- * timer, the collection of stored files an operator's command let go, and the hourly pruning of
- * idempotency records (24 hours), inbound report signatures (once they are too old to verify),
- * events and delivery logs (90 days).
+ * automated moderation review, the analysis of each uploaded audio file, the simulated
+ * distributor's platform stages, the sandbox's go-live timer, the collection of stored files an
+ * operator's command let go, and the hourly pruning of idempotency records (24 hours), inbound
+ * report signatures (once they are too old to verify), events and delivery logs (90 days).
  */
 export function createBackground(ctx: AppContext, options: BackgroundOptions = {}): Background {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;

@@ -32,7 +32,7 @@ export async function setTrackIsrc(
 export async function findTrackAudio(db: Db, trackId: number) {
   return db
     .selectFrom('tracks')
-    .select(['id', 'number', 'audio_hash', 'audio_format', 'audio_analysis'])
+    .select(['id', 'audio_hash', 'audio_format', 'audio_analysis'])
     .where('id', '=', trackId)
     .executeTakeFirst();
 }
