@@ -1,7 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { AUDIO_ANALYSIS_JOB } from '../../src/modules/tracks/tracks.analysis.ts';
 import { STEREO_CD } from '../helpers/audio.ts';
-import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
+import { givenRelease, givenTrack } from '../helpers/catalog.ts';
+import {
+  buildHarness,
+  call,
+  givenCaller,
+  givenKey,
+  givenLabel,
+  type Harness,
+  json,
+  openTestDatabase,
+} from '../helpers/harness.ts';
 import { lowPassed, stereoWav } from '../helpers/moderation.ts';
 import { card, givenDraft, noiseWav, submit } from '../helpers/pipeline.ts';
 import { givenWorker } from '../helpers/webhooks.ts';
@@ -197,5 +209,23 @@ test("the sandbox's copy of the catalog keeps each track's analysis", async (t) 
     (await audioProblems(h, sandboxKey, copy.id)).map((problem) => [problem.code, problem.severity]),
     [['lossy_source', 'error']],
     'no analysis waits in the sandbox for a file already analysed',
+  );
+});
+
+test('migration 0021 queues the analysis of every draft’s stored audio, as an upload does; others need none', async (t) => {
+  const database = await openTestDatabase(t, '0020_takedown_platforms');
+  const h = await buildHarness(t, { database });
+  const label = await givenLabel(h, { plan: 'label', contractSigned: true });
+  const draft = await givenRelease(h, label.id, { title: 'Draft' });
+  const live = await givenRelease(h, label.id, { title: 'Live', status: 'live', artist_id: draft.artist_id });
+  const stored = await givenTrack(h, label.id, draft.id, { audio_hash: 'a'.repeat(64), audio_format: 'wav' });
+  await givenTrack(h, label.id, draft.id, { number: 2, title: 'No audio yet' });
+  await givenTrack(h, label.id, live.id, { audio_hash: 'b'.repeat(64), audio_format: 'wav' });
+
+  assert.deepEqual(await migrateToLatest(database.db, database.dialect), ['0021_track_audio_analysis']);
+  const jobs = await h.ctx.db.selectFrom('jobs').select(['kind', 'payload']).execute();
+  assert.deepEqual(
+    jobs.map((job) => [job.kind, JSON.parse(job.payload)]),
+    [[AUDIO_ANALYSIS_JOB, { track_id: stored.id }]],
   );
 });
