@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { RateDecision, RateLimiter } from '../../src/http/rate-limiter.ts';
 import { givenArtist, givenRelease, givenTrack } from '../helpers/catalog.ts';
+import { SENDER } from '../helpers/ddex.ts';
 import {
   bytesLike,
   fromSchema,
@@ -357,7 +358,8 @@ function faultOf(documented: Operation | undefined, response: LightMyRequestResp
 test(`hostile input to every operation answers no 5xx and only {error, code} errors (seed ${SEED})`, async (t) => {
   const h = await buildHarness(t, {
     limiter: new UnlimitedRateLimiter(),
-    env: { DISTRIBUTOR_SECRET },
+    // DDEX export set up, so that hostile input reaches the export itself (unset, it is a 503 by design).
+    env: { DISTRIBUTOR_SECRET, DDEX_PARTY_ID: SENDER.id, DDEX_PARTY_NAME: SENDER.name },
     resolveHost: async () => [{ address: '93.184.215.14', family: 4 }],
   });
   const world = await givenWorld(h);
