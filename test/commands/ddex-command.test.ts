@@ -9,7 +9,7 @@ import { createLabel } from '../../src/modules/labels/labels.service.ts';
 import { openContext } from '../../src/runtime.ts';
 import { STEREO_CD } from '../helpers/audio.ts';
 import { givenArtist, givenRelease, givenTrack } from '../helpers/catalog.ts';
-import { assertValidErn, child, parseXml, SENDER, validationUnavailable } from '../helpers/ddex.ts';
+import { assertValidErn, child, parseXml, SENDER } from '../helpers/ddex.ts';
 import { type Installation, newInstallation, runLabeldesk } from '../helpers/installation.ts';
 import { mediaPath } from '../helpers/media.ts';
 import { coverPng, noiseWav } from '../helpers/pipeline.ts';
@@ -88,9 +88,7 @@ describe('labeldesk ddex export', { concurrency: 1 }, () => {
     await install?.dispose();
   });
 
-  test('writes a batch per configured platform into --out and prints them', {
-    skip: validationUnavailable(),
-  }, async () => {
+  test('writes a batch per configured platform into --out and prints them', async () => {
     const exit = await runLabeldesk(
       install,
       ['ddex', 'export', String(releaseId), '--out', out, '--json'],

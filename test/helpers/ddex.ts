@@ -8,17 +8,13 @@ import { decide } from '../../src/modules/moderation/moderation.service.ts';
 import { call, type Harness, json } from './harness.ts';
 import { type DraftInput, givenDraft, submit } from './pipeline.ts';
 
-/** The official ERN 4.3 schema, beside the repository (../shared/ddex/ern43), never inside it. */
-export const ERN_SCHEMA = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  '..',
-  'shared',
-  'ddex',
-  'ern43',
-  'release-notification.xsd',
-);
+/**
+ * The folder holding DDEX's official ERN 4.3 schema (`release-notification.xsd` and the
+ * `allowed-value-sets.xsd` it imports): DDEX's licence keeps it out of this repository, so whoever
+ * runs the tests names it.
+ */
+const SCHEMA_DIR = process.env.TEST_DDEX_SCHEMA_DIR ?? null;
+const ERN_SCHEMA = SCHEMA_DIR === null ? null : join(SCHEMA_DIR, 'release-notification.xsd');
 
 export const SENDER = { id: 'PADPIDA2026112701L', name: 'Labeldesk Distribution' };
 export const RECIPIENT = { id: 'PADPIDA2099010101X', name: 'Example Music Service' };
@@ -33,18 +29,28 @@ export const DDEX_ENV = {
 };
 
 /** Why messages cannot be validated here (a skip reason), or false when they can. */
-export function validationUnavailable(): string | false {
-  if (!existsSync(ERN_SCHEMA)) {
-    return `the ERN 4.3 schema is not at ${ERN_SCHEMA} (../shared/ddex/ern43 beside the repository)`;
+function validationUnavailable(): string | false {
+  if (ERN_SCHEMA === null) {
+    return 'TEST_DDEX_SCHEMA_DIR is not set (the folder with the official ERN 4.3 release-notification.xsd)';
   }
+  if (!existsSync(ERN_SCHEMA)) return `TEST_DDEX_SCHEMA_DIR has no ${ERN_SCHEMA}`;
   if (spawnSync('xmllint', ['--version']).error) {
     return 'xmllint is not installed (apt-get install libxml2-utils)';
   }
   return false;
 }
 
-/** Asserts that the official schema and its allowed-value sets accept the message (xmllint --schema). */
+const unavailable = validationUnavailable();
+if (unavailable)
+  process.emitWarning(`DDEX messages are not checked against the ERN 4.3 schema: ${unavailable}`);
+
+/**
+ * Asserts that the official schema and its allowed-value sets accept the message (xmllint
+ * --schema); where the schema or xmllint is missing, says so once and checks nothing, so that every
+ * other assertion of the DDEX tests still runs.
+ */
 export function assertValidErn(xml: string): void {
+  if (unavailable || ERN_SCHEMA === null) return;
   const dir = mkdtempSync(join(tmpdir(), 'labeldesk-ddex-'));
   try {
     const file = join(dir, 'message.xml');

@@ -19,7 +19,6 @@ import {
   DDEX_ENV,
   givenApprovedRelease,
   parseXml,
-  validationUnavailable,
   type XmlObject,
 } from '../helpers/ddex.ts';
 import { buildHarness, call, givenCaller, type Harness, json } from '../helpers/harness.ts';
@@ -27,7 +26,6 @@ import { noiseWav } from '../helpers/pipeline.ts';
 import { bucketKeys, startS3Server } from '../helpers/s3.ts';
 import { filesUnder } from '../helpers/tracks.ts';
 
-const skip = validationUnavailable();
 const SPOTIFY = 'PADPIDA2011072101T';
 const DEEZER = 'PADPIDA2099010101X';
 
@@ -80,9 +78,7 @@ async function dspStatuses(h: Harness, key: string, releaseId: number) {
   ).dsp_statuses.map(({ dsp, stage, detail }) => ({ dsp, stage, detail }));
 }
 
-test('DISTRIBUTOR=ddex: an approval writes a batch per configured platform, files as the message names them, the marker last', {
-  skip,
-}, async (t) => {
+test('DISTRIBUTOR=ddex: an approval writes a batch per configured platform, files as the message names them, the marker last', async (t) => {
   const outbox = outboxDir(t);
   const { h, worker } = await ddexServer(t, pathToFileURL(outbox).href);
   const { key } = await givenCaller(h);
@@ -151,9 +147,7 @@ test('DISTRIBUTOR=ddex: an approval writes a batch per configured platform, file
   ]);
 });
 
-test('a takedown writes, for the configured platforms, a message whose deals have ended and no files', {
-  skip,
-}, async (t) => {
+test('a takedown writes, for the configured platforms, a message whose deals have ended and no files', async (t) => {
   const outbox = outboxDir(t);
   const { h, worker } = await ddexServer(t, pathToFileURL(outbox).href);
   const { key } = await givenCaller(h);
@@ -193,9 +187,7 @@ test('a takedown writes, for the configured platforms, a message whose deals hav
   }
 });
 
-test('with DDEX_OUTBOX_URL=s3://… the batches go into the bucket, copied from media in a bucket', {
-  skip,
-}, async (t) => {
+test('with DDEX_OUTBOX_URL=s3://… the batches go into the bucket, copied from media in a bucket', async (t) => {
   const s3 = await startS3Server();
   t.after(() => s3.close());
   const { h, worker } = await ddexServer(t, `s3://${s3.bucket}/outbox`, s3.env);
