@@ -10,6 +10,7 @@ import { type DdexRelease, loadDdexRelease } from './ddex.release.ts';
 export function ddexSender(ctx: AppContext): { id: string; name: string } {
   const { sender } = ctx.config.ddex;
   if (!sender) {
+    // Not errors.unavailable: its `Retry-After: 1` would promise that asking again helps.
     throw new ApiError(
       503,
       'unavailable',

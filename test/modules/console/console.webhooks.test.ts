@@ -37,6 +37,17 @@ function secretOf(body: string): string {
   return secret;
 }
 
+/** The delivery's signature header is the one `secret` makes for its body and time. */
+function assertSignedWith(
+  delivery: { headers: Record<string, unknown>; body: string },
+  secret: string,
+  why: string,
+) {
+  const signature = String(delivery.headers['x-service-signature']);
+  const unixSeconds = Number(/^t=(\d+)/.exec(signature)?.[1]);
+  assert.equal(signature, signatureHeader(secret, unixSeconds, delivery.body), why);
+}
+
 function rowOf(body: string, id: number): string {
   const row = new RegExp(`<tr><td id="webhook-${id}">[\\s\\S]*?</tr>`).exec(body)?.[0];
   assert.ok(row, `a row for webhook ${id}`);
@@ -92,13 +103,7 @@ test('a webhook added in the console gets a signed test delivery, shown in its l
 
   const [delivery] = receiver.received;
   assert.ok(delivery, 'the test delivery arrived');
-  const signature = String(delivery.headers['x-service-signature']);
-  const unixSeconds = Number(/^t=(\d+)/.exec(signature)?.[1]);
-  assert.equal(
-    signature,
-    signatureHeader(secret, unixSeconds, delivery.body),
-    'signed with the shown secret',
-  );
+  assertSignedWith(delivery, secret, 'signed with the shown secret');
 
   const log = await owner.get(`/console/webhooks/${id}`);
   assert.equal(log.statusCode, 200);
@@ -344,7 +349,5 @@ test('"Rotate secret" shows the new secret once; deliveries are signed with it f
   await worker.worker.drain();
   const [delivery] = receiver.received;
   assert.ok(delivery);
-  const signature = String(delivery.headers['x-service-signature']);
-  const unixSeconds = Number(/^t=(\d+)/.exec(signature)?.[1]);
-  assert.equal(signature, signatureHeader(secret, unixSeconds, delivery.body), 'signed with the new secret');
+  assertSignedWith(delivery, secret, 'signed with the new secret');
 });
