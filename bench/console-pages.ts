@@ -39,6 +39,12 @@ export function consoleScenarios(facts: SeededFacts, releases: number): LatencyS
     ),
     page('a release', (i) => `/console/catalog/${release(i)}`),
     page('Smart links', () => '/console/smart-links'),
+    // The pages that read the label's handful of keys, webhooks, payouts, members and requests.
+    page('API keys', () => '/console/keys'),
+    page('Webhooks', () => '/console/webhooks'),
+    page('Finance', () => '/console/finance'),
+    page('Team', () => '/console/team'),
+    page('Support', () => '/console/support'),
   ];
 }
 
