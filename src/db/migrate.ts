@@ -26,6 +26,7 @@ import * as consoleSignIn from './migrations/0018_console_sign_in.ts';
 import * as keyUseAndAttemptEvent from './migrations/0019_key_use_and_attempt_event.ts';
 import * as takedownPlatforms from './migrations/0020_takedown_platforms.ts';
 import * as trackAudioAnalysis from './migrations/0021_track_audio_analysis.ts';
+import * as webhookRecovery from './migrations/0022_webhook_recovery.ts';
 import { currentSchema, type Dialect } from './portable.ts';
 
 interface DialectMigration {
@@ -55,6 +56,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0019_key_use_and_attempt_event', keyUseAndAttemptEvent],
   ['0020_takedown_platforms', takedownPlatforms],
   ['0021_track_audio_analysis', trackAudioAnalysis],
+  ['0022_webhook_recovery', webhookRecovery],
 ];
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -42,6 +42,7 @@ export const EVENT_NAMES = [
   'presave.signup',
   'support.replied',
   'webhook.test',
+  'webhook.failing',
 ] as const;
 export type EventKind = (typeof EVENT_NAMES)[number];
 

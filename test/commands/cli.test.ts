@@ -32,6 +32,7 @@ const MIGRATIONS = [
   '0019_key_use_and_attempt_event',
   '0020_takedown_platforms',
   '0021_track_audio_analysis',
+  '0022_webhook_recovery',
 ];
 
 /** Commands that must fail, run side by side: each exits 1 with nothing on stdout and its one line on stderr. */

@@ -204,6 +204,10 @@ test('every operation has an id, a summary, its security and scope, and its erro
       scope: 'webhooks:manage',
       errors: ['400', '401', '403', '404', '409', '429'],
     },
+    'POST /api/v1/webhooks/{id}/recover': {
+      scope: 'webhooks:manage',
+      errors: ['400', '401', '403', '404', '409', '429'],
+    },
   };
   const seen: string[] = [];
   for (const [path, operations] of Object.entries(doc.paths)) {

@@ -222,7 +222,10 @@ test('migration 0021 queues the analysis of every draft’s stored audio, as an 
   await givenTrack(h, label.id, draft.id, { number: 2, title: 'No audio yet' });
   await givenTrack(h, label.id, live.id, { audio_hash: 'b'.repeat(64), audio_format: 'wav' });
 
-  assert.deepEqual(await migrateToLatest(database.db, database.dialect), ['0021_track_audio_analysis']);
+  assert.deepEqual(await migrateToLatest(database.db, database.dialect), [
+    '0021_track_audio_analysis',
+    '0022_webhook_recovery',
+  ]);
   const jobs = await h.ctx.db.selectFrom('jobs').select(['kind', 'payload']).execute();
   assert.deepEqual(
     jobs.map((job) => [job.kind, JSON.parse(job.payload)]),

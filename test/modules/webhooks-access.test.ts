@@ -54,6 +54,7 @@ test('webhooks need the Label plan: Start gets 403 plan_required on every webhoo
     ['GET', '/api/v1/webhooks/1/deliveries', undefined],
     ['POST', '/api/v1/webhooks/1/rotate-secret', undefined],
     ['POST', '/api/v1/webhooks/1/redeliver', { event_id: 1 }],
+    ['POST', '/api/v1/webhooks/1/recover', { since: NOW }],
   ] as const) {
     const response = await call(h, method, url, { key, ...(payload && { payload }) });
     assert.equal(response.statusCode, 403, `${method} ${url}`);
@@ -143,6 +144,7 @@ test('a sandbox key lists the shared webhooks but every change is 403 live_key_r
     ['DELETE', `/${webhook.id}`, undefined, 'delete a webhook'],
     ['POST', `/${webhook.id}/rotate-secret`, undefined, "rotate a webhook's secret"],
     ['POST', `/${webhook.id}/redeliver`, { event_id: event }, 'redeliver an event'],
+    ['POST', `/${webhook.id}/recover`, { since: NOW }, 'recover deliveries'],
   ] as const) {
     const response = await call(h, method, `/api/v1/webhooks${path}`, {
       key: sandbox,

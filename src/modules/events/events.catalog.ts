@@ -11,6 +11,8 @@ export const EVENT_KINDS = {
   'presave.signup': 'Someone signed up for a pre-save on a smart link (no address included)',
   'support.replied': 'Support answered a request made through the API',
   'webhook.test': 'A test delivery asked for from the dashboard or the API',
+  'webhook.failing':
+    "Another of the label's webhooks has failed 15 times in a row (sent to every other active webhook)",
 } as const satisfies Record<EventKind, string>;
 
 export function isEventKind(name: string): name is EventKind {

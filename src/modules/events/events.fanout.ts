@@ -7,7 +7,7 @@ import type { Workspace } from '../../db/scope.ts';
 import type { EventKind } from '../../db/values.ts';
 import { enqueue, type NewJob } from '../../jobs/queue.ts';
 import { PLANS } from '../plans/index.ts';
-import { activeWebhooksOfLabel, labelOfWebhook } from './events.store.ts';
+import { activeWebhooksOfLabel, deliveryPayloadsOfLabel, labelOfWebhook } from './events.store.ts';
 
 /*
  * An event's deliveries are queued by the transaction that publishes it, so finding the webhooks
@@ -39,15 +39,31 @@ export interface Subscriber {
 }
 
 /**
- * The active webhooks of the workspace's label that subscribe to the event; none while the label's
- * plan has no webhooks (after a move to Start). A sandbox shares its label's.
+ * Who an event goes to: the webhooks that subscribe to it (the default), none (a test goes to one
+ * webhook, queued by its caller), or every active webhook of the label but one, whatever its
+ * events (a warning about that one, which must not be missed for want of a subscription).
  */
-export async function subscribersOf(trx: Db, workspace: Workspace, event: EventKind): Promise<Subscriber[]> {
-  const webhooks = await activeWebhooksOfLabel(trx, workspace.labelId);
-  return webhooks
-    .filter((webhook) => PLANS[webhook.plan].features.webhooks)
-    .filter((webhook) => subscribedEvents(webhook).includes(event))
-    .map((webhook) => ({ webhookId: webhook.id, labelId: workspace.labelId }));
+export type Recipients = 'subscribers' | 'none' | { allBut: number };
+
+/**
+ * The active webhooks of the workspace's label that the event goes to; none while the label's plan
+ * has no webhooks (after a move to Start). A sandbox shares its label's.
+ */
+export async function recipientsOf(
+  trx: Db,
+  workspace: Workspace,
+  event: EventKind,
+  recipients: Recipients = 'subscribers',
+): Promise<Subscriber[]> {
+  if (recipients === 'none') return [];
+  const webhooks = (await activeWebhooksOfLabel(trx, workspace.labelId)).filter(
+    (webhook) => PLANS[webhook.plan].features.webhooks,
+  );
+  const chosen =
+    recipients === 'subscribers'
+      ? webhooks.filter((webhook) => subscribedEvents(webhook).includes(event))
+      : webhooks.filter((webhook) => webhook.id !== recipients.allBut);
+  return chosen.map((webhook) => ({ webhookId: webhook.id, labelId: workspace.labelId }));
 }
 
 function deliveryJob(to: Subscriber, eventId: number, at: Date, options: { redelivery?: true } = {}) {
@@ -79,9 +95,40 @@ export async function queueDelivery(
   at: Date,
   options: { redelivery?: true } = {},
 ): Promise<string> {
+  const [deliveryId] = await queueDeliveries(trx, webhookId, [eventId], at, options);
+  if (deliveryId === undefined) throw new Error(`no delivery queued to webhook ${webhookId}`);
+  return deliveryId;
+}
+
+/** Queues a delivery of each event to one webhook, in the order given; returns their delivery ids. */
+export async function queueDeliveries(
+  trx: Db,
+  webhookId: number,
+  eventIds: readonly number[],
+  at: Date,
+  options: { redelivery?: true } = {},
+): Promise<string[]> {
   const labelId = await labelOfWebhook(trx, webhookId);
   if (labelId === undefined) throw new Error(`no webhook ${webhookId} to deliver to`);
-  const job = deliveryJob({ webhookId, labelId }, eventId, at, options);
-  await enqueue(trx, [job], at);
-  return job.payload.delivery_id;
+  const jobs = eventIds.map((eventId) => deliveryJob({ webhookId, labelId }, eventId, at, options));
+  for (let i = 0; i < jobs.length; i += JOBS_PER_INSERT) {
+    await enqueue(trx, jobs.slice(i, i + JOBS_PER_INSERT), at);
+  }
+  return jobs.map((job) => job.payload.delivery_id);
+}
+
+/** Rows per insert: five values a row stays well inside SQLite's 32,766 bound parameters. */
+const JOBS_PER_INSERT = 1000;
+
+/** The events with a delivery to the webhook still queued or in flight (a first send, a retry, a redelivery). */
+export async function eventsPendingFor(trx: Db, webhookId: number): Promise<Set<number>> {
+  const labelId = await labelOfWebhook(trx, webhookId);
+  if (labelId === undefined) return new Set();
+  const payloads = await deliveryPayloadsOfLabel(trx, DELIVERY_JOB, `label:${labelId}`);
+  return new Set(
+    payloads
+      .map((payload) => readJson(payload) as DeliveryJob)
+      .filter((job) => job.webhook_id === webhookId)
+      .map((job) => job.event_id),
+  );
 }

@@ -5,7 +5,7 @@ import type { Workspace } from '../../db/scope.ts';
 import { EVENT_NAMES, type EventKind } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 import { isEventKind } from './events.catalog.ts';
-import { deliveriesOfNewEvent, subscribersOf } from './events.fanout.ts';
+import { deliveriesOfNewEvent, type Recipients, recipientsOf } from './events.fanout.ts';
 import { deleteEventsBefore, type EventRow, eventsAfter, insertEventInSequence } from './events.store.ts';
 
 /** Events are kept this long, then pruned. */
@@ -22,8 +22,9 @@ export interface EventView {
  * The one way an event comes to be. Call it with the transaction of the change that causes the
  * event, so the event exists if and only if the change committed. A sandbox workspace's events
  * carry `data.sandbox: true`. Its deliveries to the webhooks that subscribe to it are queued in the
- * same transaction (unless `toSubscribers` is false: a test goes to one webhook only). Publish last in a transaction: the event
- * sequence stays locked from here until the commit.
+ * same transaction: to those that subscribe to it, unless `recipients` says otherwise (see
+ * `Recipients`). Publish last in a transaction: the event sequence stays locked from here until
+ * the commit.
  */
 export async function publish(
   trx: Db,
@@ -31,11 +32,11 @@ export async function publish(
   event: EventKind,
   data: Record<string, unknown>,
   at: string,
-  options: { toSubscribers?: boolean } = {},
+  options: { recipients?: Recipients } = {},
 ): Promise<EventView> {
   const body = workspace.sandbox ? { ...data, sandbox: true } : data;
   // Read before taking the lock, which is then held for as few statements as possible.
-  const subscribers = options.toSubscribers === false ? [] : await subscribersOf(trx, workspace, event);
+  const subscribers = await recipientsOf(trx, workspace, event, options.recipients);
   const row = await insertEventInSequence(
     trx,
     { label_id: workspace.id, event, data: JSON.stringify(body), created_at: at },

@@ -3,7 +3,7 @@ import { shareLockLabel } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { dialectOf } from '../../db/portable.ts';
 import { executeNamed } from '../../db/prepared.ts';
-import type { EventsTable, WebhooksTable } from '../../db/schema.ts';
+import type { EventsTable, JobsTable, WebhooksTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 import type { PlanKey } from '../../db/values.ts';
 import { enqueue, jobRows, type NewJob } from '../../jobs/queue.ts';
@@ -119,4 +119,19 @@ export async function activeWebhooksOfLabel(
 export async function labelOfWebhook(db: Db, id: number): Promise<number | undefined> {
   const row = await db.selectFrom('webhooks').select('label_id').where('id', '=', id).executeTakeFirst();
   return row?.label_id;
+}
+
+/** The payloads of a kind's queued jobs in one group (a label's deliveries), as stored. */
+export async function deliveryPayloadsOfLabel(
+  db: Db,
+  kind: string,
+  group: string,
+): Promise<Array<JobsTable['payload']>> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select('payload')
+    .where('kind', '=', kind)
+    .where('group_key', '=', group)
+    .execute();
+  return rows.map((row) => row.payload);
 }

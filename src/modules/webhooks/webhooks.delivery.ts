@@ -1,16 +1,20 @@
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import { findLabel } from '../../core/labels.ts';
 import type { Db } from '../../db/database.ts';
 import { readJson } from '../../db/json-column.ts';
 import type { WebhookAttemptsTable } from '../../db/schema.ts';
 import { type JobHandler, type RecordWriter, recordOf } from '../../jobs/worker.ts';
-import type { DeliveryJob } from '../events/index.ts';
+import { type DeliveryJob, publish } from '../events/index.ts';
+import { workspaceOfLabel } from '../labels/index.ts';
 import { decryptSecret } from './webhooks.secrets.ts';
 import { signatureHeader, type WebhookSender } from './webhooks.sender.ts';
 import {
   countFailure,
   type DeliveryTarget,
   deliveryTargets,
+  FAILURES_BEFORE_WARNING,
+  type FailureRun,
   insertAttempts,
   resetFailures,
   type TargetKey,
@@ -37,6 +41,7 @@ interface AttemptRecord {
  * The attempts of runs settled together: their log entries in one statement, and the webhooks' runs
  * of failures (20 in a row switch one off). A webhook whose attempts all succeeded has its run reset
  * in one statement with the others; one with a failure among them has its attempts counted in order.
+ * A run that reaches 15 warns the label's other webhooks, once: the count passes 15 once per run.
  */
 const attemptWriter: RecordWriter<AttemptRecord> = {
   async write(trx, records) {
@@ -49,13 +54,34 @@ const attemptWriter: RecordWriter<AttemptRecord> = {
       records.map((record) => record.row.webhook_id).filter((id) => !failing.has(id)),
     );
     await resetFailures(trx, [...succeeded]);
+    const warnings: Array<{ run: FailureRun; at: string }> = [];
     for (const { row, ok } of records) {
       if (!failing.has(row.webhook_id)) continue;
-      if (ok) await resetFailures(trx, [row.webhook_id]);
-      else await countFailure(trx, row.webhook_id);
+      if (ok) {
+        await resetFailures(trx, [row.webhook_id]);
+        continue;
+      }
+      const run = await countFailure(trx, row.webhook_id);
+      if (run?.consecutiveFailures === FAILURES_BEFORE_WARNING) warnings.push({ run, at: row.created_at });
     }
+    // Last: publishing holds the label's event sequence until the commit.
+    for (const { run, at } of warnings) await warnOtherWebhooks(trx, run, at);
   },
 };
+
+/** `webhook.failing` in the label's feed, sent to every other active webhook of the label. */
+async function warnOtherWebhooks(trx: Db, run: FailureRun, at: string): Promise<void> {
+  const label = await findLabel(trx, run.labelId);
+  if (!label) return;
+  await publish(
+    trx,
+    workspaceOfLabel(label),
+    'webhook.failing',
+    { webhook: { id: run.webhookId, url: run.url }, consecutive_failures: run.consecutiveFailures },
+    at,
+    { recipients: { allBut: run.webhookId } },
+  );
+}
 
 interface TargetRequest {
   key: TargetKey;

@@ -10,6 +10,8 @@ import {
   EventKindList,
   PatchWebhookBody,
   QueuedDelivery,
+  RecoverBody,
+  RecoveryQueued,
   RedeliverBody,
   Webhook,
   WebhookWithSecret,
@@ -20,6 +22,7 @@ import {
   eventKinds,
   listWebhooks,
   patchWebhook,
+  recoverDeliveries,
   redeliver,
   removeWebhook,
   rotateWebhookSecret,
@@ -32,10 +35,10 @@ const LIVE_KEY_REQUIRED = ErrorResponse(
 );
 const DISABLED = ErrorResponse('The webhook is disabled: `conflict`; PATCH `active: true` first');
 
-/** Tests and redeliveries share this budget per webhook, so one label cannot flood the workers. */
+/** Tests, redeliveries and recoveries share this budget per webhook, so one label cannot flood the workers. */
 const SENDS_PER_WEBHOOK = { limit: 10, object: 'webhook' };
 const TOO_MANY_SENDS = ErrorResponse(
-  'More than 10 tests and redeliveries a minute to this webhook, or the key is over its rate: `rate_limited`, with Retry-After',
+  'More than 10 tests, redeliveries and recoveries a minute to this webhook, or the key is over its rate: `rate_limited`, with Retry-After',
 );
 
 export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -202,6 +205,28 @@ export function webhooksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         reply.code(202);
         return redeliver(ctx, authOf(request), request.params.id, request.body.event_id);
+      },
+    );
+
+    app.post(
+      '/webhooks/:id/recover',
+      {
+        config: { access: 'webhooks:manage', perObjectPerMinute: SENDS_PER_WEBHOOK },
+        schema: {
+          tags: ['webhooks'],
+          operationId: 'recoverWebhookDeliveries',
+          summary:
+            'After an outage: send again every event since `since` this webhook should have had and never took with a 2xx',
+          description:
+            'Queues one delivery (`redelivery: true`, `event_id`) per event of the kinds the webhook subscribes to, the tests it was sent and the `webhook.failing` warnings about other webhooks, oldest first, from the label and its sandbox. Events whose delivery to it is still queued or retrying are left to that delivery, so calling again while they are pending queues nothing twice.',
+          params: IdParams,
+          body: RecoverBody,
+          response: { 202: RecoveryQueued, 403: LIVE_KEY_REQUIRED, 409: DISABLED, 429: TOO_MANY_SENDS },
+        },
+      },
+      async (request, reply) => {
+        reply.code(202);
+        return recoverDeliveries(ctx, authOf(request), request.params.id, request.body.since);
       },
     );
   };

@@ -56,6 +56,23 @@ export const RedeliverBody = Type.Object({
   }),
 });
 
+export const RecoverBody = Type.Object({
+  since: Type.String({
+    format: 'date-time',
+    description:
+      'Send again what failed or never went out since this moment: at most 14 days back; a webhook is sent nothing from before its creation',
+    examples: ['2026-11-22T14:05:09.123Z'],
+  }),
+});
+
+export const RecoveryQueued = Type.Object({
+  queued: Type.Integer({
+    minimum: 0,
+    description:
+      'Deliveries queued, each with `redelivery: true` and `event_id`; events with a delivery still queued are not counted twice',
+  }),
+});
+
 export const QueuedDelivery = Type.Object({
   delivery_id: Type.String({ description: 'Sent as X-Service-Delivery-Id and as the body `id`' }),
   event_id: Type.Integer(),

@@ -1,9 +1,18 @@
 import type { AppContext } from '../../context.ts';
 import { lockLabel } from '../../core/labels.ts';
+import { readJson } from '../../db/json-column.ts';
 import { EVENT_NAMES, type EventKind } from '../../db/values.ts';
 import { errors } from '../../errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
-import { EVENT_KINDS, findEvent, publish, queueDelivery, subscribedEvents } from '../events/index.ts';
+import {
+  EVENT_KINDS,
+  eventsPendingFor,
+  findEvent,
+  publish,
+  queueDeliveries,
+  queueDelivery,
+  subscribedEvents,
+} from '../events/index.ts';
 import type { Authenticated } from '../keys/index.ts';
 import { enforceLimit, requireFeature } from '../plans/index.ts';
 import { AddressRefused, addressPolicy, assertDeliverableUrl } from './webhooks.address.ts';
@@ -12,8 +21,10 @@ import {
   type AttemptRow,
   attemptsPage,
   deleteWebhook,
+  eventsNotTaken,
   findWebhook,
   insertWebhook,
+  type RecoverableEvent,
   updateWebhook,
   type WebhookRow,
   webhooksOfLabel,
@@ -184,7 +195,7 @@ export async function testWebhook(
       'webhook.test',
       { message: 'A test delivery from Labeldesk' },
       at.toISOString(),
-      { toSubscribers: false },
+      { recipients: 'none' },
     );
     return { delivery_id: await queueDelivery(trx, id, event.id, at), event_id: event.id };
   });
@@ -205,6 +216,70 @@ export async function redeliver(
   const at = ctx.clock.now();
   const deliveryId = await queueDelivery(ctx.db, id, event.id, at, { redelivery: true });
   return { delivery_id: deliveryId, event_id: event.id };
+}
+
+/** How far back a recovery may reach. */
+export const RECOVERY_WINDOW_DAYS = 14;
+
+/**
+ * Where a recovery starts: `since`, which must lie within the last 14 days, or the webhook's
+ * creation if that came later (a recovery makes up for an outage; it is no backfill).
+ */
+function recoveryStart(now: Date, since: string, webhookCreatedAt: string): string {
+  const at = new Date(since).getTime();
+  // The date-time format admits a leap second (23:59:60), which Date cannot represent.
+  if (Number.isNaN(at)) throw errors.invalid('since', 'since must be a date-time');
+  if (at > now.getTime()) throw errors.invalid('since', 'since is in the future');
+  const earliest = now.getTime() - RECOVERY_WINDOW_DAYS * 86_400_000;
+  if (at < earliest) {
+    throw errors.invalid(
+      'since',
+      `since may be at most ${RECOVERY_WINDOW_DAYS} days back, not before ${new Date(earliest).toISOString()}`,
+    );
+  }
+  return new Date(Math.max(at, new Date(webhookCreatedAt).getTime())).toISOString();
+}
+
+/**
+ * Sends the webhook again, marked `redelivery: true`, every event since `since` that went to it or
+ * would have and that it never took with a 2xx, oldest first; events with a delivery to it still
+ * queued or in flight are left to that delivery. Recoveries of one label run one at a time, so a
+ * second one sees the first's deliveries as queued.
+ */
+export async function recoverDeliveries(
+  ctx: AppContext,
+  auth: WebhookCaller,
+  id: number,
+  since: string,
+): Promise<{ queued: number }> {
+  requireLiveKey(auth, 'recover deliveries');
+  const webhook = await loadWebhook(ctx, auth, id);
+  assertActive(webhook);
+  const at = ctx.clock.now();
+  const start = recoveryStart(at, since, webhook.created_at);
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockLabel(trx, ctx.dialect, ownerOf(auth));
+    const [missed, pending] = await Promise.all([
+      eventsNotTaken(trx, webhook, subscribedEvents(webhook), start),
+      eventsPendingFor(trx, webhook.id),
+    ]);
+    const due = missed.filter((event) => !pending.has(event.id) && !isWarningAbout(event, webhook.id));
+    const queued = await queueDeliveries(
+      trx,
+      webhook.id,
+      due.map((event) => event.id),
+      at,
+      { redelivery: true },
+    );
+    return { queued: queued.length };
+  });
+}
+
+/** A `webhook.failing` about this webhook went to the label's others, never to it. */
+function isWarningAbout(event: RecoverableEvent, webhookId: number): boolean {
+  if (event.event !== 'webhook.failing') return false;
+  const data = readJson(event.data) as { webhook?: { id?: unknown } };
+  return data.webhook?.id === webhookId;
 }
 
 /** The webhook's log; a sandbox key reads only the attempts that carried its sandbox's events. */

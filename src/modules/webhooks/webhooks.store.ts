@@ -1,6 +1,6 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { EventsTable, WebhookAttemptsTable, WebhooksTable } from '../../db/schema.ts';
+import type { Database, EventsTable, WebhookAttemptsTable, WebhooksTable } from '../../db/schema.ts';
 import { ownedBy } from '../../db/scope.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -9,6 +9,9 @@ type EventRow = Selectable<EventsTable>;
 
 /** Webhooks fail this many times in a row before they are switched off. */
 const FAILURES_BEFORE_DISABLING = 20;
+
+/** At this many failures in a row, the label's other webhooks are warned (`webhook.failing`). */
+export const FAILURES_BEFORE_WARNING = 15;
 
 export async function webhooksOfLabel(db: Db, labelId: number): Promise<WebhookRow[]> {
   return db.selectFrom('webhooks').selectAll().where(ownedBy('webhooks', labelId)).orderBy('id').execute();
@@ -127,9 +130,17 @@ export async function resetFailures(db: Db, ids: readonly number[]): Promise<voi
     .execute();
 }
 
+/** A webhook's run of failures after one more. */
+export interface FailureRun {
+  webhookId: number;
+  labelId: number;
+  url: string;
+  consecutiveFailures: number;
+}
+
 /** One more failure in a row; the webhook is switched off when the row reaches the limit. */
-export async function countFailure(db: Db, id: number): Promise<void> {
-  await db
+export async function countFailure(db: Db, id: number): Promise<FailureRun | undefined> {
+  const row = await db
     .updateTable('webhooks')
     .set((eb) => ({
       consecutive_failures: eb('consecutive_failures', '+', 1),
@@ -141,6 +152,62 @@ export async function countFailure(db: Db, id: number): Promise<void> {
         .end(),
     }))
     .where('id', '=', id)
+    .returning(['id', 'label_id', 'url', 'consecutive_failures'])
+    .executeTakeFirst();
+  return (
+    row && {
+      webhookId: row.id,
+      labelId: row.label_id,
+      url: row.url,
+      consecutiveFailures: row.consecutive_failures,
+    }
+  );
+}
+
+/** The label's workspaces: the label itself and its sandbox, whose events its webhooks also carry. */
+async function workspacesOfLabel(db: Db, labelId: number): Promise<number[]> {
+  const sandboxes = await db.selectFrom('labels').select('id').where('parent_id', '=', labelId).execute();
+  return [labelId, ...sandboxes.map((row) => row.id)];
+}
+
+/** An event a webhook may be sent again by a recovery. */
+export type RecoverableEvent = Pick<EventRow, 'id' | 'event' | 'data'>;
+
+/**
+ * The events of the webhook's label and sandbox since `since`, oldest first, that the webhook never
+ * took with a 2xx and that went to it or would have: those of the kinds it subscribes to, the tests
+ * it was sent, and every `webhook.failing` (which goes to all of a label's webhooks but the failing
+ * one: the caller leaves out those about this webhook).
+ */
+export async function eventsNotTaken(
+  db: Db,
+  webhook: Pick<WebhookRow, 'id' | 'label_id'>,
+  kinds: readonly EventRow['event'][],
+  since: string,
+): Promise<RecoverableEvent[]> {
+  const workspaces = await workspacesOfLabel(db, webhook.label_id);
+  // A test goes to the webhook it was sent to, and a warning to all but one, whatever they subscribe to.
+  const subscribed = kinds.filter((kind) => kind !== 'webhook.test' && kind !== 'webhook.failing');
+  const attemptsOf = (eb: ExpressionBuilder<Database, 'events'>) =>
+    eb
+      .selectFrom('webhook_attempts')
+      .select('webhook_attempts.id')
+      .where('webhook_attempts.webhook_id', '=', webhook.id)
+      .whereRef('webhook_attempts.event_id', '=', 'events.id');
+  return db
+    .selectFrom('events')
+    .select(['events.id', 'events.event', 'events.data'])
+    .where((eb) => eb.or(workspaces.map((workspace) => ownedBy('events', workspace))))
+    .where('events.created_at', '>=', since)
+    .where((eb) =>
+      eb.or([
+        ...(subscribed.length > 0 ? [eb('events.event', 'in', subscribed)] : []),
+        eb.and([eb('events.event', '=', 'webhook.test'), eb.exists(attemptsOf(eb))]),
+        eb('events.event', '=', 'webhook.failing'),
+      ]),
+    )
+    .where((eb) => eb.not(eb.exists(attemptsOf(eb).where('webhook_attempts.ok', '=', 1))))
+    .orderBy('events.id')
     .execute();
 }
 

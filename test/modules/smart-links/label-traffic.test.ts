@@ -278,6 +278,7 @@ test("migration 0014 fills the label rollups with the sums of the links' counter
     '0019_key_use_and_attempt_event',
     '0020_takedown_platforms',
     '0021_track_audio_analysis',
+    '0022_webhook_recovery',
   ]);
   h.clock.advance(2 * DAY_MS);
 
