@@ -250,3 +250,44 @@ test('recover: since within 14 days, a date-time, not ahead; other labels 404; s
     required_scope: 'webhooks:manage',
   });
 });
+
+test('recover sends a webhook the warnings about others it missed, never the one about itself', async (t) => {
+  const { h, receiver, key, worker } = await setUp(t);
+  const failing = await givenWebhook(h, key, `${receiver.origin}/failing`, ['release.live']);
+  const warned = await givenWebhook(h, key, `${receiver.origin}/warned`, ['release.live']);
+  const start = h.clock.now().toISOString();
+  receiver.answerWith(() => ({ status: 500 }));
+  for (let i = 0; i < 15; i += 1) await sendTest(h, key, failing.id);
+  await worker.drain();
+  await letRetriesRunOut(h, worker);
+  const warnings = receiver.received.filter((delivery) => bodyOf(delivery).event === 'webhook.failing');
+  assert.deepEqual(
+    warnings.map((delivery) => delivery.path),
+    ['/warned', '/warned', '/warned'],
+    'one warning, in three failed attempts',
+  );
+
+  receiver.answerWith(() => ({ status: 200 }));
+  const before = receiver.received.length;
+  assert.deepEqual(json(await recover(h, key, warned.id, start)), { queued: 1 });
+  // Its retries took it past 20 failures: switched off, it is switched on before recovering.
+  await call(h, 'PATCH', `/api/v1/webhooks/${failing.id}`, { key, payload: { active: true } });
+  assert.deepEqual(json(await recover(h, key, failing.id, start)), { queued: 15 });
+  await worker.drain();
+  const recovered = receiver.received.slice(before);
+  assert.deepEqual(
+    recovered.map((delivery) => [delivery.path, bodyOf(delivery).event]).sort(),
+    [
+      ['/failing', 'webhook.test'],
+      ['/warned', 'webhook.failing'],
+    ]
+      .concat(Array.from({ length: 14 }, () => ['/failing', 'webhook.test']))
+      .sort(),
+  );
+  const [warning] = recovered.filter((delivery) => delivery.path === '/warned');
+  assert.ok(warning);
+  assert.deepEqual(bodyOf(warning).data, {
+    webhook: { id: failing.id, url: `${receiver.origin}/failing` },
+    consecutive_failures: 15,
+  });
+});

@@ -277,7 +277,7 @@ export async function recoverDeliveries(
 
 /** A `webhook.failing` about this webhook went to the label's others, never to it. */
 function isWarningAbout(event: RecoverableEvent, webhookId: number): boolean {
-  if (event.event !== 'webhook.failing') return false;
+  if (event.event !== 'webhook.failing' || event.data === null) return false;
   const data = readJson(event.data) as { webhook?: { id?: unknown } };
   return data.webhook?.id === webhookId;
 }

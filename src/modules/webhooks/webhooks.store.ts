@@ -171,7 +171,7 @@ async function workspacesOfLabel(db: Db, labelId: number): Promise<number[]> {
 }
 
 /** An event a webhook may be sent again by a recovery. */
-export type RecoverableEvent = Pick<EventRow, 'id' | 'event' | 'data'>;
+export type RecoverableEvent = Pick<EventRow, 'id' | 'event'> & { data: EventRow['data'] | null };
 
 /**
  * The events of the webhook's label and sandbox since `since`, oldest first, that the webhook never
@@ -196,7 +196,18 @@ export async function eventsNotTaken(
       .whereRef('webhook_attempts.event_id', '=', 'events.id');
   return db
     .selectFrom('events')
-    .select(['events.id', 'events.event', 'events.data'])
+    .select((eb) => [
+      'events.id',
+      'events.event',
+      // Only a warning's data is read (whom it is about); the rest stays in the table.
+      eb
+        .case()
+        .when('events.event', '=', 'webhook.failing')
+        .then(eb.ref('events.data'))
+        .else(null)
+        .end()
+        .as('data'),
+    ])
     .where((eb) => eb.or(workspaces.map((workspace) => ownedBy('events', workspace))))
     .where('events.created_at', '>=', since)
     .where((eb) =>
