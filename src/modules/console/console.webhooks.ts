@@ -12,6 +12,8 @@ import {
   eventKinds,
   listWebhooks,
   patchWebhook,
+  RECOVERY_WINDOW_DAYS,
+  recoverDeliveries,
   redeliver,
   rotateWebhookSecret,
   testWebhook,
@@ -24,7 +26,7 @@ import { refusalMessage, shownOnce } from './console.render.ts';
 /**
  * The Webhooks page: the label's webhooks, "Add webhook" (the secret shown once), enable and
  * disable, "Send test"; and each webhook's page: its delivery log with "Redeliver" per attempt,
- * its events to edit, and "Rotate secret" (the new secret shown once). The API's webhook services do the work,
+ * its events to edit, "Rotate secret" (the new secret shown once) and "Recover" after an outage. The API's webhook services do the work,
  * on the label's live workspace, as a live key would.
  */
 
@@ -138,6 +140,7 @@ interface WebhookPageState {
   events?: { input: string[]; error: ApiError };
   secret?: string;
   redelivery?: { eventId: string; error: ApiError };
+  recovery?: { since: string; error?: ApiError; queued?: number };
 }
 
 function attemptRow(attempt: AttemptView, redeliverable: boolean, id: number, csrfToken: string): Html {
@@ -191,6 +194,31 @@ ${state ? refusalMessage(state.error) : ''}
 </form>`;
 }
 
+function recoverForm(id: number, csrfToken: string, state?: WebhookPageState['recovery']): Html {
+  const outcome =
+    state?.error !== undefined
+      ? refusalMessage(state.error)
+      : state?.queued !== undefined
+        ? html`<p role="status">${state.queued === 1 ? '1 delivery' : `${state.queued} deliveries`} queued.</p>`
+        : '';
+  return html`<form class="stack" method="post" action="/console/webhooks/${id}/recover">
+${csrfField(csrfToken)}
+${outcome}
+<label>Since (UTC) <input type="datetime-local" name="since" step="1" required value="${state?.since ?? ''}" aria-describedby="recover-hint"></label>
+<p id="recover-hint" class="muted">At most ${RECOVERY_WINDOW_DAYS} days back. Every event since then that this address should have had and never took with a 2xx is sent again, marked as a redelivery; events still being retried are left to their retries.</p>
+<button type="submit">Recover</button>
+</form>`;
+}
+
+/**
+ * The form's `datetime-local` value has no zone; the page asks for UTC. Other text goes to the
+ * service as it is, which refuses what is not a date-time.
+ */
+function sinceOf(text: string): string {
+  const local = text.trim();
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(local) ? `${local}Z` : local;
+}
+
 async function webhookPage(
   ctx: AppContext,
   label: LabelRow,
@@ -213,7 +241,8 @@ async function webhookPage(
 ${logTable(deliveries, webhook, csrfToken)}</section>
 <section aria-labelledby="events"><h2 id="events">Events</h2>${eventsForm(webhook, csrfToken, state.events)}</section>
 <section aria-labelledby="secret"><h2 id="secret">Signing secret</h2>${rotateForm(webhook, csrfToken)}</section>
-<section aria-labelledby="redeliver"><h2 id="redeliver">Send an event again</h2>${redeliverForm(id, csrfToken, state.redelivery)}</section>`;
+<section aria-labelledby="redeliver"><h2 id="redeliver">Send an event again</h2>${redeliverForm(id, csrfToken, state.redelivery)}</section>
+<section aria-labelledby="recover"><h2 id="recover">Recover after an outage</h2>${recoverForm(id, csrfToken, state.recovery)}</section>`;
 }
 
 /** The posted event id as the API's schema reads it: a positive whole number. */
@@ -294,6 +323,27 @@ export function webhooksPages(app: FastifyInstance, ctx: AppContext): void {
           return { redirect: `/console/webhooks/${id}` };
         },
         (error) => ({ redelivery: { eventId: text, error } }),
+      );
+    }),
+  );
+
+  // The count queued is the answer itself: asked again, a recovery queues nothing twice.
+  app.post<IdRoute>(
+    '/console/webhooks/:id/recover',
+    { preHandler: app.csrfProtection },
+    consoleRoute<IdRoute>(ctx, 'webhooks', 'Webhook', ({ label }, request, csrfToken) => {
+      const id = webhookIdOf(request);
+      const since = formOf(request).since ?? '';
+      return onWebhookPage(
+        ctx,
+        label,
+        id,
+        csrfToken,
+        async () => {
+          const { queued } = await recoverDeliveries(ctx, callerOf(label), id, sinceOf(since));
+          return webhookPage(ctx, label, id, csrfToken, { recovery: { since, queued } });
+        },
+        (error) => ({ recovery: { since, error } }),
       );
     }),
   );

@@ -9,6 +9,8 @@ export {
   eventKinds,
   listWebhooks,
   patchWebhook,
+  RECOVERY_WINDOW_DAYS,
+  recoverDeliveries,
   redeliver,
   rotateWebhookSecret,
   testWebhook,

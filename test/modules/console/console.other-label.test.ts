@@ -56,6 +56,7 @@ function formFields(other: LabelWithObjects): Array<[string, string]> {
     ['events', 'release.approved'],
     ['events', 'presave.signup'],
     ['event_id', String(other.eventId)],
+    ['since', '2026-03-02T09:00'],
     ['url', `${HOOK_URL}/changed`],
     ['login', other.ids.memberLogin],
     ['name', 'Changed'],

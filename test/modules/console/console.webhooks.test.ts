@@ -351,3 +351,54 @@ test('"Rotate secret" shows the new secret once; deliveries are signed with it f
   assert.ok(delivery);
   assertSignedWith(delivery, secret, 'signed with the new secret');
 });
+
+test('"Recover" sends again what failed since a moment (UTC) and says how many; a bad moment is shown beside the form', async (t) => {
+  const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });
+  const receiver = await startReceiver(t);
+  const { label, key } = await givenCaller(h);
+  const webhook = await givenWebhook(h, key, `${receiver.origin}/hooks`, ['release.live']);
+  const owner = await signedInAs(h, label.id, 'owner');
+  const worker = givenWorker(t, h, receiver);
+  receiver.answerWith(() => ({ status: 503 }));
+  const missed = await publishEvent(h, liveWorkspace(label.id), 'release.live', { upc: '036000291452' });
+  for (const wait of [0, 30_000, 300_000]) {
+    h.clock.advance(wait);
+    await worker.worker.drain();
+  }
+  receiver.answerWith(() => ({ status: 200 }));
+
+  const page = (await owner.get(`/console/webhooks/${webhook.id}`)).body;
+  assert.match(
+    page,
+    /<label>Since \(UTC\) <input type="datetime-local" name="since" step="1" required value=""/,
+  );
+  assert.match(page, /<button type="submit">Recover<\/button>/);
+  for (const [since, message] of [
+    ['2026-02-01T10:00', /since may be at most 14 days back, not before 2026-02-16T10:05:30\.000Z/],
+    ['soon', /since must be a date-time/],
+    ['2026-03-03T10:00', /since is in the future/],
+  ] as const) {
+    const refused = await owner.post(`/console/webhooks/${webhook.id}/recover`, { since });
+    assert.equal(refused.statusCode, 400, since);
+    assert.match(errorOf(refused.body) ?? '', message);
+    assert.ok(refused.body.includes(`value="${since}"`), 'the form keeps the moment');
+  }
+
+  const recovered = await owner.post(`/console/webhooks/${webhook.id}/recover`, {
+    since: '2026-03-02T09:00',
+  });
+  assert.equal(recovered.statusCode, 200);
+  assert.match(recovered.body, /<p role="status">1 delivery queued\.<\/p>/);
+  const again = await owner.post(`/console/webhooks/${webhook.id}/recover`, { since: '2026-03-02T09:00:00' });
+  assert.match(again.body, /<p role="status">0 deliveries queued\.<\/p>/);
+  await worker.worker.drain();
+  assert.deepEqual(
+    receiver.received.map(bodyOf).map((body) => [body.event, body.redelivery, body.event_id]),
+    [
+      ['release.live', undefined, undefined],
+      ['release.live', undefined, undefined],
+      ['release.live', undefined, undefined],
+      ['release.live', true, missed],
+    ],
+  );
+});
