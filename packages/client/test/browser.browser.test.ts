@@ -12,7 +12,8 @@ import {
   launchChromium,
 } from '../../../test/modules/smart-links/link-pages.browser.fixtures.ts';
 
-async function browserBundle(): Promise<{ code: string; inputs: string[] }> {
+/** src/index.ts for the browser, as a script that sets `window.Labeldesk`. */
+async function browserBundle(): Promise<string> {
   const result = await build({
     entryPoints: [fileURLToPath(new URL('../src/index.ts', import.meta.url))],
     bundle: true,
@@ -21,22 +22,15 @@ async function browserBundle(): Promise<{ code: string; inputs: string[] }> {
     globalName: 'Labeldesk',
     target: 'es2022',
     write: false,
-    metafile: true,
     logLevel: 'silent',
   });
-  return { code: result.outputFiles[0]?.text ?? '', inputs: Object.keys(result.metafile.inputs) };
+  return result.outputFiles[0]?.text ?? '';
 }
 
 test('the browser bundle verifies a delivery signed by the server in Chromium', {
   skip: chromiumMissing() ?? false,
 }, async () => {
-  const { code, inputs } = await browserBundle();
-  assert.deepEqual(
-    inputs.filter((input) => !/^(packages\/client\/src\/|node_modules\/openapi-fetch\/)/.test(input)),
-    [],
-    'the bundle holds the package and openapi-fetch only',
-  );
-
+  const code = await browserBundle();
   const secret = 'svcwh_browser-secret';
   const body = JSON.stringify({
     id: '5b0e7f6a-0000-4000-8000-000000000001',
