@@ -59,11 +59,17 @@ function itemsOf(body: unknown): unknown[] {
   return lists[0] as unknown[];
 }
 
+/** One `<address>; param; param` of a Link header (a quoted value may hold a comma). */
+const LINK_VALUE = /<([^>]*)>((?:\s*;(?:[^;,"]|"[^"]*")*)*)/g;
+
 /** The address of `rel="next"` in a Link header (RFC 8288), or null when there is none. */
 export function nextLink(header: string | null): string | null {
-  for (const match of (header ?? '').matchAll(/<([^>]*)>\s*((?:;\s*[^;,]+)*)/g)) {
-    const params = match[2] ?? '';
-    if (/;\s*rel="?([^";]*\s)?next(\s[^";]*)?"?/i.test(params)) return match[1] ?? null;
+  for (const [, url = '', params = ''] of (header ?? '').matchAll(LINK_VALUE)) {
+    for (const param of params.split(';')) {
+      const rel = /^\s*rel\s*=\s*(?:"([^"]*)"|(\S+))\s*$/i.exec(param);
+      const values = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
+      if (values.includes('next')) return url;
+    }
   }
   return null;
 }
