@@ -26,7 +26,8 @@ export type ItemOf<P extends PagedPath> =
 /**
  * Every item of a paged list, page after page: the first page as `init` asks for it (its `per_page`,
  * filters and path parameters), then each page the answer's `Link: rel="next"` names, until none does.
- * The items are the body's one array field (`artists` of GET /api/v1/artists, ...).
+ * The items are the body's one array field (`artists` of GET /api/v1/artists, ...). An `init.signal`
+ * aborts the later pages' requests too.
  */
 export async function* paginate<P extends PagedPath>(
   client: LabeldeskClient,
@@ -42,7 +43,8 @@ export async function* paginate<P extends PagedPath>(
     yield* itemsOf(body) as ItemOf<P>[];
     const next = nextLink(response.headers.get('link'));
     if (next === null) return;
-    response = await getUrl(client, next);
+    const signal = init[0]?.signal;
+    response = await getUrl(client, next, signal ? { signal } : {});
     body = await response.json();
   }
 }
