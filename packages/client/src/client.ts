@@ -108,7 +108,7 @@ export function getUrl(client: LabeldeskClient, url: string, init: RequestInit =
 const RETRIED = new Set([429, 503]);
 
 /** The fetch openapi-fetch calls: idempotency key, bounded retries of 429 and 503, errors thrown. */
-export function labeldeskFetch(
+function labeldeskFetch(
   fetch: (request: Request) => Promise<Response>,
   retry: Required<RetryOptions>,
 ): (request: Request) => Promise<Response> {
