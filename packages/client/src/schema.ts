@@ -986,6 +986,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * After an outage: send again every event since `since` this webhook should have had and never took with a 2xx
+         * @description Queues one delivery (`redelivery: true`, `event_id`) per event of the kinds the webhook subscribes to, the tests it was sent and the `webhook.failing` warnings about other webhooks, oldest first, from the label and its sandbox. Events whose delivery to it is still queued or retrying are left to that delivery, so calling again while they are pending queues nothing twice.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["recoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/releases/{id}/takedown-request": {
         parameters: {
             query?: never;
@@ -6666,7 +6688,7 @@ export interface operations {
                             /** @description Increasing; pass the last one read as `after` */
                             id: number;
                             /** @enum {string} */
-                            event: "release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test";
+                            event: "release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test" | "webhook.failing";
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -6740,7 +6762,7 @@ export interface operations {
                     "application/json": {
                         events: {
                             /** @enum {string} */
-                            event: "release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test";
+                            event: "release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test" | "webhook.failing";
                             description: string;
                         }[];
                     };
@@ -6794,7 +6816,7 @@ export interface operations {
                         webhooks: {
                             id: number;
                             url: string;
-                            events: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test")[];
+                            events: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test" | "webhook.failing")[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -6854,7 +6876,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event names this address receives (GET /webhooks/events lists them) */
-                    events: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test")[];
+                    events: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test" | "webhook.failing")[];
                 };
             };
         };
@@ -6869,7 +6891,7 @@ export interface operations {
                         webhook: {
                             id: number;
                             url: string;
-                            events: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test")[];
+                            events: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test" | "webhook.failing")[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -7012,7 +7034,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description Event names this address receives (GET /webhooks/events lists them) */
-                    events?: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test")[];
+                    events?: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test" | "webhook.failing")[];
                     /** @description `true` re-enables the address and resets its failure count */
                     active?: boolean;
                 };
@@ -7029,7 +7051,7 @@ export interface operations {
                         webhook: {
                             id: number;
                             url: string;
-                            events: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test")[];
+                            events: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test" | "webhook.failing")[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -7160,7 +7182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description More than 10 tests and redeliveries a minute to this webhook, or the key is over its rate: `rate_limited`, with Retry-After */
+            /** @description More than 10 tests, redeliveries and recoveries a minute to this webhook, or the key is over its rate: `rate_limited`, with Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7197,7 +7219,7 @@ export interface operations {
                         deliveries: {
                             delivery_id: string;
                             /** @enum {string} */
-                            event: "release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test";
+                            event: "release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test" | "webhook.failing";
                             /** @description The event carried, as POST /webhooks/{id}/redeliver takes it; null for attempts logged before the log recorded it */
                             event_id: number | null;
                             /** @description 1 to 3: the attempts of one delivery share its id */
@@ -7289,7 +7311,7 @@ export interface operations {
                         webhook: {
                             id: number;
                             url: string;
-                            events: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test")[];
+                            events: ("release.review_pending" | "release.approved" | "release.rejected" | "release.submitted" | "release.dsp_status" | "release.live" | "presave.signup" | "support.replied" | "webhook.test" | "webhook.failing")[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -7429,7 +7451,97 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description More than 10 tests and redeliveries a minute to this webhook, or the key is over its rate: `rate_limited`, with Retry-After */
+            /** @description More than 10 tests, redeliveries and recoveries a minute to this webhook, or the key is over its rate: `rate_limited`, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Send again what failed or never went out since this moment: at most 14 days back; a webhook is sent nothing from before its creation
+                     * @example 2026-11-22T14:05:09.123Z
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Deliveries queued, each with `redelivery: true` and `event_id`; events with a delivery still queued are not counted twice */
+                        queued: number;
+                    };
+                };
+            };
+            /** @description Invalid input: `code: invalid` with the offending `field` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key: `code: unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Webhooks need the Label plan or above (`plan_required`); a sandbox key may not change them (`live_key_required`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the caller's workspace: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The webhook is disabled: `conflict`; PATCH `active: true` first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description More than 10 tests, redeliveries and recoveries a minute to this webhook, or the key is over its rate: `rate_limited`, with Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
