@@ -70,11 +70,12 @@ async function freePort(): Promise<number> {
 
 /**
  * The server, started after `prepare` ran against its installation (labels, limits: what the command
- * line sets before the server reads it).
+ * line sets before the server reads it), with `env` added to its settings.
  */
 export async function serve(
   purpose: string,
   prepare: (install: Installation) => Promise<void> = async () => {},
+  env: Record<string, string> = {},
 ): Promise<Served> {
   const install = await newInstallation(purpose);
   const receiver = await startReceiver();
@@ -91,6 +92,7 @@ export async function serve(
       BASE_URL: origin,
       NODE_EXTRA_CA_CERTS: caFile,
       WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32',
+      ...env,
     });
     const ca = readFileSync(join(install.dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
     return {

@@ -1,6 +1,7 @@
 // verifyWebhook() on real deliveries (issue 22): `labeldesk serve` signs a test event and delivers it to a
 // real HTTPS receiver; the verifier accepts it with the webhook's secret and refuses it after a secret
 // rotation, 301 seconds later, with a malformed header, or with a changed body, saying which check failed.
+// After an outage, POST /webhooks/{id}/recover through the client sends the missed delivery again.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ReceivedDelivery } from '../../../test/helpers/receiver.ts';
@@ -49,7 +50,8 @@ describe('verifyWebhook on deliveries of labeldesk serve', () => {
   }
 
   before(async () => {
-    served = await serve('client_webhook');
+    // Retries a second apart, so that a failed delivery has used its three attempts within seconds.
+    served = await serve('client_webhook', undefined, { WEBHOOK_RETRY_DELAYS: '1s,1s' });
     api = createLabeldeskClient({ baseUrl: served.origin, apiKey: served.key, fetch: served.fetch });
     const { data } = await api.POST('/api/v1/webhooks', {
       body: { url: `${served.receiver.origin}/hooks`, events: ['webhook.test'] },
@@ -133,5 +135,37 @@ describe('verifyWebhook on deliveries of labeldesk serve', () => {
     );
     assert.equal((await verifyWebhook(delivery.body, signatureOf(delivery), rotated)).event, 'webhook.test');
     secret = rotated;
+  });
+
+  test('after an outage, recover sends the missed event again, as a verified redelivery', async () => {
+    const before = served.receiver.received.length;
+    served.receiver.answerWith(() => ({ status: 503 }));
+    const since = new Date(Date.now() - 1_000).toISOString();
+    const { data: sent } = await api.POST('/api/v1/webhooks/{id}/test', {
+      params: { path: { id: webhookId } },
+    });
+    await served.receiver.waitFor(before + 3, 15_000);
+    // The third attempt is logged once the receiver has answered it.
+    for (let waited = 0; waited < 5_000; waited += 100) {
+      const { data } = await api.GET('/api/v1/webhooks/{id}/deliveries', {
+        params: { path: { id: webhookId } },
+      });
+      if (data.deliveries.filter((attempt) => attempt.event_id === sent.event_id).length === 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    served.receiver.answerWith(() => ({ status: 200 }));
+
+    const { data, response } = await api.POST('/api/v1/webhooks/{id}/recover', {
+      params: { path: { id: webhookId } },
+      body: { since },
+    });
+    assert.deepEqual([response.status, data], [202, { queued: 1 }]);
+    await served.receiver.waitFor(before + 4, 15_000);
+    const delivery = served.receiver.received[before + 3] as ReceivedDelivery;
+    const event = await verifyWebhook(delivery.body, signatureOf(delivery), secret);
+    assert.deepEqual(
+      [event.event, event.redelivery, event.event_id, event.id === sent.delivery_id],
+      ['webhook.test', true, sent.event_id, false],
+    );
   });
 });
