@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import { type Background, createBackground } from '../../src/background.ts';
 import type { Workspace } from '../../src/db/scope.ts';
@@ -8,6 +9,12 @@ import type { RateLimiter } from '../../src/http/rate-limiter.ts';
 import { publish } from '../../src/modules/events/events.service.ts';
 import { buildHarness, call, type Harness, json } from './harness.ts';
 import type { ReceivedDelivery, Receiver } from './receiver.ts';
+
+/** For tests that send more than the 10 tests a minute a webhook allows, at one instant of the clock. */
+export const UNMETERED: RateLimiter = {
+  hit: (_bucket, limit, nowMs) => ({ allowed: true, limit, remaining: limit, resetAtMs: nowMs + 60_000 }),
+  close: async () => undefined,
+};
 
 /** The harness env that lets deliveries reach a receiver on the loopback address. */
 export const LOOPBACK_RECEIVERS = { WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32' };
@@ -99,6 +106,12 @@ export interface Body {
 }
 
 export const bodyOf = (delivery: ReceivedDelivery): Body => JSON.parse(delivery.body) as Body;
+
+/** The delivery's `X-Service-Signature` is the one `secret` makes for its body and time. */
+export function signedBy(delivery: ReceivedDelivery, secret: string): boolean {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(delivery.headers['x-service-signature']));
+  return match?.[2] === createHmac('sha256', secret).update(`${match?.[1]}.${delivery.body}`).digest('hex');
+}
 
 export async function deliveryLog(h: Harness, key: string, webhookId: number, query = '') {
   const response = await call(h, 'GET', `/api/v1/webhooks/${webhookId}/deliveries${query}`, { key });

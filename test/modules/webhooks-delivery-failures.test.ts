@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RateLimiter } from '../../src/http/rate-limiter.ts';
 import { claimDueJobs } from '../../src/jobs/jobs.store.ts';
 import { buildHarness, call, givenCaller, json } from '../helpers/harness.ts';
 import { type ReceivedDelivery, startReceiver } from '../helpers/receiver.ts';
@@ -12,13 +11,8 @@ import {
   LOOPBACK_RECEIVERS,
   liveWorkspace,
   publishEvent,
+  UNMETERED,
 } from '../helpers/webhooks.ts';
-
-/** For tests that send more than the 10 tests a minute a webhook allows, at one instant of the clock. */
-const UNMETERED: RateLimiter = {
-  hit: (_bucket, limit, nowMs) => ({ allowed: true, limit, remaining: limit, resetAtMs: nowMs + 60_000 }),
-  close: async () => undefined,
-};
 
 test('a failed delivery is retried after 30 s and 5 min under one delivery id, then given up', async (t) => {
   const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS });

@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import type { RateLimiter } from '../../src/http/rate-limiter.ts';
 import { buildHarness, call, givenCaller, json } from '../helpers/harness.ts';
-import { type ReceivedDelivery, startReceiver } from '../helpers/receiver.ts';
-import { bodyOf, givenWebhook, givenWorker, LOOPBACK_RECEIVERS } from '../helpers/webhooks.ts';
-
-/** For tests that send more than the 10 tests a minute a webhook allows, at one instant of the clock. */
-const UNMETERED: RateLimiter = {
-  hit: (_bucket, limit, nowMs) => ({ allowed: true, limit, remaining: limit, resetAtMs: nowMs + 60_000 }),
-  close: async () => undefined,
-};
-
-function signedBy(delivery: ReceivedDelivery, secret: string): boolean {
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(delivery.headers['x-service-signature']));
-  return match?.[2] === createHmac('sha256', secret).update(`${match?.[1]}.${delivery.body}`).digest('hex');
-}
+import { startReceiver } from '../helpers/receiver.ts';
+import {
+  bodyOf,
+  givenWebhook,
+  givenWorker,
+  LOOPBACK_RECEIVERS,
+  signedBy,
+  UNMETERED,
+} from '../helpers/webhooks.ts';
 
 test('at 15 failures in a row the label’s other active webhooks get webhook.failing, once per run', async (t) => {
   const h = await buildHarness(t, { env: LOOPBACK_RECEIVERS, limiter: UNMETERED });

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { type TestContext, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import type { RateLimiter } from '../../src/http/rate-limiter.ts';
 import { buildHarness, call, givenCaller, givenKey, type Harness, json } from '../helpers/harness.ts';
 import { type ReceivedDelivery, type Receiver, startReceiver } from '../helpers/receiver.ts';
 import {
@@ -15,13 +13,9 @@ import {
   LOOPBACK_RECEIVERS,
   liveWorkspace,
   publishEvent,
+  signedBy,
+  UNMETERED,
 } from '../helpers/webhooks.ts';
-
-/** For tests that send more than the 10 tests a minute a webhook allows, at one instant of the clock. */
-const UNMETERED: RateLimiter = {
-  hit: (_bucket, limit, nowMs) => ({ allowed: true, limit, remaining: limit, resetAtMs: nowMs + 60_000 }),
-  close: async () => undefined,
-};
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -47,13 +41,6 @@ async function sendTest(h: Harness, key: string, webhookId: number): Promise<num
   const response = await call(h, 'POST', `/api/v1/webhooks/${webhookId}/test`, { key });
   assert.equal(response.statusCode, 202);
   return (json(response) as { event_id: number }).event_id;
-}
-
-function signedBy(delivery: ReceivedDelivery, secret: string): boolean {
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(delivery.headers['x-service-signature']));
-  if (!match) return false;
-  const expected = createHmac('sha256', secret).update(`${match[1]}.${delivery.body}`).digest('hex');
-  return expected === match[2];
 }
 
 function arrivedAt(receiver: Receiver, path: string): ReceivedDelivery[] {
