@@ -7,7 +7,7 @@ import type { Workspace } from '../../db/scope.ts';
 import type { EventKind } from '../../db/values.ts';
 import { enqueue, type NewJob } from '../../jobs/queue.ts';
 import { PLANS } from '../plans/index.ts';
-import { activeWebhooksOfLabel, deliveryPayloadsOfLabel, labelOfWebhook } from './events.store.ts';
+import { activeWebhooksOfLabel, labelOfWebhook, queuedPayloads } from './events.store.ts';
 
 /*
  * An event's deliveries are queued by the transaction that publishes it, so finding the webhooks
@@ -95,7 +95,9 @@ export async function queueDelivery(
   at: Date,
   options: { redelivery?: true } = {},
 ): Promise<string> {
-  const [deliveryId] = await queueDeliveries(trx, webhookId, [eventId], at, options);
+  const labelId = await labelOfWebhook(trx, webhookId);
+  if (labelId === undefined) throw new Error(`no webhook ${webhookId} to deliver to`);
+  const [deliveryId] = await queueDeliveries(trx, { webhookId, labelId }, [eventId], at, options);
   if (deliveryId === undefined) throw new Error(`no delivery queued to webhook ${webhookId}`);
   return deliveryId;
 }
@@ -103,14 +105,12 @@ export async function queueDelivery(
 /** Queues a delivery of each event to one webhook, in the order given; returns their delivery ids. */
 export async function queueDeliveries(
   trx: Db,
-  webhookId: number,
+  to: Subscriber,
   eventIds: readonly number[],
   at: Date,
   options: { redelivery?: true } = {},
 ): Promise<string[]> {
-  const labelId = await labelOfWebhook(trx, webhookId);
-  if (labelId === undefined) throw new Error(`no webhook ${webhookId} to deliver to`);
-  const jobs = eventIds.map((eventId) => deliveryJob({ webhookId, labelId }, eventId, at, options));
+  const jobs = eventIds.map((eventId) => deliveryJob(to, eventId, at, options));
   for (let i = 0; i < jobs.length; i += JOBS_PER_INSERT) {
     await enqueue(trx, jobs.slice(i, i + JOBS_PER_INSERT), at);
   }
@@ -121,14 +121,12 @@ export async function queueDeliveries(
 const JOBS_PER_INSERT = 1000;
 
 /** The events with a delivery to the webhook still queued or in flight (a first send, a retry, a redelivery). */
-export async function eventsPendingFor(trx: Db, webhookId: number): Promise<Set<number>> {
-  const labelId = await labelOfWebhook(trx, webhookId);
-  if (labelId === undefined) return new Set();
-  const payloads = await deliveryPayloadsOfLabel(trx, DELIVERY_JOB, `label:${labelId}`);
+export async function eventsPendingFor(trx: Db, to: Subscriber): Promise<Set<number>> {
+  const payloads = await queuedPayloads(trx, DELIVERY_JOB, `label:${to.labelId}`);
   return new Set(
     payloads
       .map((payload) => readJson(payload) as DeliveryJob)
-      .filter((job) => job.webhook_id === webhookId)
+      .filter((job) => job.webhook_id === to.webhookId)
       .map((job) => job.event_id),
   );
 }

@@ -122,7 +122,7 @@ export async function labelOfWebhook(db: Db, id: number): Promise<number | undef
 }
 
 /** The payloads of a kind's queued jobs in one group (a label's deliveries), as stored. */
-export async function deliveryPayloadsOfLabel(
+export async function queuedPayloads(
   db: Db,
   kind: string,
   group: string,

@@ -14,6 +14,7 @@ import {
   subscribedEvents,
 } from '../events/index.ts';
 import type { Authenticated } from '../keys/index.ts';
+import { findSandboxOf } from '../labels/index.ts';
 import { enforceLimit, requireFeature } from '../plans/index.ts';
 import { AddressRefused, addressPolicy, assertDeliverableUrl } from './webhooks.address.ts';
 import { encryptSecret, newWebhookSecret } from './webhooks.secrets.ts';
@@ -259,14 +260,18 @@ export async function recoverDeliveries(
   const start = recoveryStart(at, since, webhook.created_at);
   return ctx.db.transaction().execute(async (trx) => {
     await lockLabel(trx, ctx.dialect, ownerOf(auth));
+    // The label's webhooks carry its sandbox's events too.
+    const sandbox = await findSandboxOf(trx, webhook.label_id);
+    const workspaces = sandbox ? [webhook.label_id, sandbox.id] : [webhook.label_id];
+    const to = { webhookId: webhook.id, labelId: webhook.label_id };
     const [missed, pending] = await Promise.all([
-      eventsNotTaken(trx, webhook, subscribedEvents(webhook), start),
-      eventsPendingFor(trx, webhook.id),
+      eventsNotTaken(trx, webhook.id, workspaces, subscribedEvents(webhook), start),
+      eventsPendingFor(trx, to),
     ]);
     const due = missed.filter((event) => !pending.has(event.id) && !isWarningAbout(event, webhook.id));
     const queued = await queueDeliveries(
       trx,
-      webhook.id,
+      to,
       due.map((event) => event.id),
       at,
       { redelivery: true },

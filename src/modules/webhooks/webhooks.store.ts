@@ -164,35 +164,29 @@ export async function countFailure(db: Db, id: number): Promise<FailureRun | und
   );
 }
 
-/** The label's workspaces: the label itself and its sandbox, whose events its webhooks also carry. */
-async function workspacesOfLabel(db: Db, labelId: number): Promise<number[]> {
-  const sandboxes = await db.selectFrom('labels').select('id').where('parent_id', '=', labelId).execute();
-  return [labelId, ...sandboxes.map((row) => row.id)];
-}
-
 /** An event a webhook may be sent again by a recovery. */
 export type RecoverableEvent = Pick<EventRow, 'id' | 'event'> & { data: EventRow['data'] | null };
 
 /**
- * The events of the webhook's label and sandbox since `since`, oldest first, that the webhook never
+ * The events of `workspaces` (the webhook's label and its sandbox) since `since`, oldest first, that the webhook never
  * took with a 2xx and that went to it or would have: those of the kinds it subscribes to, the tests
  * it was sent, and every `webhook.failing` (which goes to all of a label's webhooks but the failing
  * one: the caller leaves out those about this webhook).
  */
 export async function eventsNotTaken(
   db: Db,
-  webhook: Pick<WebhookRow, 'id' | 'label_id'>,
+  webhookId: number,
+  workspaces: readonly number[],
   kinds: readonly EventRow['event'][],
   since: string,
 ): Promise<RecoverableEvent[]> {
-  const workspaces = await workspacesOfLabel(db, webhook.label_id);
   // A test goes to the webhook it was sent to, and a warning to all but one, whatever they subscribe to.
   const subscribed = kinds.filter((kind) => kind !== 'webhook.test' && kind !== 'webhook.failing');
   const attemptsOf = (eb: ExpressionBuilder<Database, 'events'>) =>
     eb
       .selectFrom('webhook_attempts')
       .select('webhook_attempts.id')
-      .where('webhook_attempts.webhook_id', '=', webhook.id)
+      .where('webhook_attempts.webhook_id', '=', webhookId)
       .whereRef('webhook_attempts.event_id', '=', 'events.id');
   return db
     .selectFrom('events')
